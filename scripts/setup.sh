@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# wgfuse setup: installs, only when missing, what building and testing wgfuse needs.
+#   - build tools (gcc, cmake, make, pkg-config), clang + its sanitizer/fuzzer runtime
+#   - libraries from Debian: jansson (JSON), PCRE2 (tokenizer regexes)
+#   - the Vulkan loader and a CPU Vulkan driver Dawn accepts (Mesa lavapipe >= 24;
+#     on Debian 12 that is bookworm-backports' mesa-vulkan-drivers 25.x)
+#   - Dawn (webgpu.h implementation) from the npm package bun-webgpu-linux-x64@0.1.7,
+#     checked against a pinned sha256, into third_party/dawn/ (ignored by git)
+# Safe to run repeatedly: each step first checks whether its result is already there.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DAWN_PKG="bun-webgpu-linux-x64@0.1.7"
+DAWN_SHA256="3190c3777f2c07fcf6a0640833cbf5d0cde859dc53aed6d9083946d093198788"
+DAWN_DIR="$ROOT/third_party/dawn"
+DAWN_LIB="$DAWN_DIR/libwebgpu_wrapper.so"
+
+say() { printf '[setup] %s\n' "$*"; }
+die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 && SUDO="sudo" || SUDO=""
+fi
+
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
+APT_UPDATED=0
+apt_update() {
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    say "apt-get update"
+    $SUDO apt-get update -qq || die "apt-get update failed (is Debian's archive reachable?)"
+    APT_UPDATED=1
+  fi
+}
+
+apt_install() {  # apt_install [-t suite] pkg...
+  local suite=()
+  if [ "$1" = "-t" ]; then suite=(-t "$2"); shift 2; fi
+  local missing=()
+  for p in "$@"; do have_pkg "$p" || missing+=("$p"); done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  apt_update
+  say "installing ${missing[*]} ${suite[*]:+(from ${suite[1]})}"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${suite[@]}" "${missing[@]}" \
+    || die "could not install ${missing[*]}"
+}
+
+is_debian() { [ -r /etc/os-release ] && . /etc/os-release && [ "${ID:-}" = "debian" ]; }
+debian_codename() { . /etc/os-release; echo "${VERSION_CODENAME:-}"; }
+
+# ---- 1. build tools and libraries ----------------------------------------------------------
+if command -v apt-get >/dev/null 2>&1; then
+  apt_install build-essential cmake pkg-config ca-certificates \
+              libjansson-dev libpcre2-dev \
+              clang libclang-rt-14-dev python3 \
+              libvulkan1
+  # npm fetches Dawn; Node.js from elsewhere (e.g. nodesource) often ships its own npm.
+  command -v npm >/dev/null 2>&1 || apt_install npm
+else
+  say "not a Debian/Ubuntu system: install gcc, cmake, pkg-config, jansson, pcre2, the Vulkan loader and npm yourself"
+fi
+
+# ---- 2. a CPU Vulkan driver Dawn accepts (Mesa >= 24) ---------------------------------------
+mesa_ok() {
+  local v
+  v=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || true)
+  [ -n "$v" ] || return 1
+  dpkg --compare-versions "$v" ge 24 && have_pkg mesa-vulkan-drivers
+}
+if command -v apt-get >/dev/null 2>&1 && ! mesa_ok; then
+  if is_debian && [ "$(debian_codename)" = "bookworm" ]; then
+    if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+      say "adding Debian's bookworm-backports suite (Mesa 25 lavapipe; bookworm's Mesa 22.3 is rejected by Dawn)"
+      echo "deb http://deb.debian.org/debian bookworm-backports main" | $SUDO tee /etc/apt/sources.list.d/wgfuse-backports.list >/dev/null
+      APT_UPDATED=0
+    fi
+    apt_install -t bookworm-backports mesa-vulkan-drivers
+    # The package may have been installed from bookworm before: upgrade it to backports'.
+    mesa_ok || { apt_update; DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq -t bookworm-backports mesa-vulkan-drivers; }
+  else
+    apt_install mesa-vulkan-drivers
+  fi
+  mesa_ok || die "mesa-vulkan-drivers >= 24 is needed for a CPU WebGPU adapter (found $(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || echo none))"
+fi
+
+# ---- 3. Dawn from npm ------------------------------------------------------------------------
+sha_ok() { [ -f "$DAWN_LIB" ] && echo "$DAWN_SHA256  $DAWN_LIB" | sha256sum -c --quiet - >/dev/null 2>&1; }
+if ! sha_ok; then
+  command -v npm >/dev/null 2>&1 || die "npm is needed to fetch Dawn ($DAWN_PKG)"
+  say "fetching Dawn: npm pack $DAWN_PKG"
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  (cd "$tmp" && npm pack --silent "$DAWN_PKG" >/dev/null) || die "npm pack $DAWN_PKG failed"
+  tar -xzf "$tmp"/*.tgz -C "$tmp" package/libwebgpu_wrapper.so || die "tarball lacks package/libwebgpu_wrapper.so"
+  echo "$DAWN_SHA256  $tmp/package/libwebgpu_wrapper.so" | sha256sum -c --quiet - \
+    || die "sha256 of libwebgpu_wrapper.so does not match the pinned $DAWN_SHA256"
+  mkdir -p "$DAWN_DIR"
+  mv "$tmp/package/libwebgpu_wrapper.so" "$DAWN_LIB.tmp" && mv "$DAWN_LIB.tmp" "$DAWN_LIB"
+  say "Dawn installed at ${DAWN_LIB#$ROOT/} (sha256 verified)"
+fi
+say "ready"

@@ -1,0 +1,49 @@
+/* wgfuse CLI — shared state and the subcommand entry points.
+ *
+ * The process-wide CLI state (the only global in wgfuse) holds the options every
+ * subcommand understands: --webgpu-lib, --adapter, --quiet, --json. Each part owns one
+ * cmd_<part>.c with `int wgf_cmd_<name>(int argc, char **argv)` that parses its own flags
+ * (argv[0] is the subcommand) and returns the exit code: 0 ok, 1 failure, 2 usage error. */
+#ifndef WGF_CLI_H
+#define WGF_CLI_H
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "wgfuse/gpu.h"
+
+struct wgf_cli_state {
+    const char *webgpu_lib; /* --webgpu-lib PATH                                   */
+    const char *adapter;    /* --adapter INDEX|NAME|TYPE                           */
+    bool        quiet;      /* --quiet: no progress lines on stderr                */
+};
+extern struct wgf_cli_state wgf_cli;
+
+/* GPU options from the CLI state (lib path, adapter). */
+struct wgf_gpu_options wgf_cli_gpu_options(void);
+/* Print "wgfuse: <msg>" to stderr (one line). */
+void wgf_cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Strict number parsing for flags: returns false (and prints a usage error) when `s` is not
+ * a finite number in [lo, hi]. */
+bool wgf_cli_parse_long(const char *flag, const char *s, long lo, long hi, long *out);
+bool wgf_cli_parse_double(const char *flag, const char *s, double lo, double hi, double *out);
+/* Write a file atomically: to "<path>.tmp.<pid>" then rename. Returns 0 or errno. */
+int wgf_cli_write_atomic(const char *path, const void *data, size_t n);
+
+/* Subcommands. */
+int wgf_cmd_info(int argc, char **argv);      /* cmd_info.c   */
+int wgf_cmd_report(int argc, char **argv);    /* cmd_report.c */
+int wgf_cmd_run(int argc, char **argv);       /* cmd_llm.c    */
+int wgf_cmd_tokenize(int argc, char **argv);  /* cmd_llm.c    */
+int wgf_cmd_llm(int argc, char **argv);       /* cmd_llm.c    */
+int wgf_cmd_sim(int argc, char **argv);       /* cmd_sim.c    */
+int wgf_cmd_bench(int argc, char **argv);     /* cmd_bench.c  */
+
+/* Sections of `wgfuse report`, each printing to `out` on the given context. Return 0 ok. */
+int wgf_report_bench_section(FILE *out, wgf_ctx *ctx); /* cmd_bench.c */
+int wgf_report_sim_section(FILE *out, wgf_ctx *ctx);   /* cmd_sim.c   */
+
+#endif
