@@ -1,0 +1,195 @@
+/* wgfuse — LLM model files: config, weights, loading.
+ *
+ * One loader for two on-disk forms of the same model:
+ *   - a Hugging Face directory: config.json + model.safetensors, or
+ *     model.safetensors.index.json + shards (f32 / f16 / bf16);
+ *   - a GGUF v3 file (llama.cpp): F32 / F16 / BF16 / Q8_0 / Q4_0 tensors.
+ * Both fill the same struct wgf_llm_config and struct wgf_llm_weights, with the HF
+ * meaning of every tensor (GGUF's Llama q/k row permutation is undone on load).
+ *
+ * Memory: f32/f16/bf16 matrices point straight into the read-only file mapping (no copy,
+ * peak RSS stays near the file size). Copies are made only where needed and are small or
+ * unavoidable: 1-D tensors (norm weights, biases, rope factors) are always converted to f32;
+ * GGUF Q8_0/Q4_0 matrices are dequantized to f32 on load; GGUF Llama q/k matrices are
+ * un-permuted into an owned buffer (same dtype).
+ *
+ * Every failure returns a status and one line in struct wgf_err naming the file and the
+ * field or tensor involved. */
+#ifndef WGFUSE_LLM_H
+#define WGFUSE_LLM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wgfuse/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum wgf_arch {
+    WGF_ARCH_LLAMA, /* Llama-2/3: separate q/k/v, no bias                          */
+    WGF_ARCH_QWEN2, /* Qwen2/2.5: q/k/v bias, GQA, usually tied embeddings          */
+    WGF_ARCH_PHI3,  /* Phi-3: fused qkv_proj and gate_up_proj                       */
+};
+const char *wgf_arch_str(enum wgf_arch a); /* "llama", "qwen2", "phi3" */
+
+enum wgf_dtype {
+    WGF_DT_F32,  /* 4 bytes / element                                               */
+    WGF_DT_F16,  /* 2 bytes / element, IEEE half                                    */
+    WGF_DT_BF16, /* 2 bytes / element, upper half of an f32                         */
+    WGF_DT_Q8_0, /* blocks of 32: f16 scale d + 32 x int8 q; x = d*q (34 bytes)      */
+    WGF_DT_Q4_0, /* blocks of 32: f16 scale d + 16 bytes of nibbles; x = d*(q-8)
+                    (18 bytes); byte j holds element j (low nibble) and j+16 (high) */
+};
+const char *wgf_dtype_str(enum wgf_dtype t); /* "f32", "f16", "bf16", "q8_0", "q4_0" */
+/* Elements per block (1 for f32/f16/bf16, 32 for q8_0/q4_0) and bytes per block. */
+int wgf_dtype_block_elems(enum wgf_dtype t);
+int wgf_dtype_block_bytes(enum wgf_dtype t);
+
+#define WGF_TENSOR_NAME_MAX 96
+#define WGF_TENSOR_MAX_DIMS 4
+
+/* A tensor view. Shapes are row-major as in PyTorch: shape[0] = rows (output features of
+ * a linear layer), shape[n_dims-1] = cols (input features, contiguous in memory). A
+ * matrix row r starts at byte r * nbytes / shape[0]. `data` is borrowed from the model
+ * (file mapping or a model-owned buffer); data == NULL means "absent" (e.g. no bias). */
+struct wgf_tensor {
+    enum wgf_dtype dtype;                        /* element type of `data`                */
+    int            n_dims;                       /* 0..4 (0 = scalar, 1 element)         */
+    int64_t        shape[WGF_TENSOR_MAX_DIMS];   /* row-major; unused dims are 1         */
+    const void    *data;                         /* borrowed; NULL = absent              */
+    uint64_t       nbytes;                       /* bytes at `data`                      */
+    char           name[WGF_TENSOR_NAME_MAX];    /* name in the file it came from        */
+};
+
+/* Number of elements (product of shape[0..n_dims)), and elements per row (last dim). */
+int64_t wgf_tensor_nelems(const struct wgf_tensor *t);
+int64_t wgf_tensor_nrows(const struct wgf_tensor *t); /* nelems / cols (1 for 1-D)   */
+int64_t wgf_tensor_ncols(const struct wgf_tensor *t); /* shape[n_dims-1] (1 for 0-D)  */
+/* Dequantize/convert row `row` (0 <= row < nrows) to f32: out has ncols floats. */
+void wgf_tensor_row_f32(const struct wgf_tensor *t, int64_t row, float *out);
+/* Element i (flat index) as f32. Slow (one element); for tests and tiny tensors. */
+float wgf_tensor_get_f32(const struct wgf_tensor *t, int64_t i);
+
+/* Scalar conversions (round to nearest even; NaN stays NaN, overflow goes to inf). */
+float    wgf_f16_to_f32(uint16_t h);
+float    wgf_bf16_to_f32(uint16_t h);
+uint16_t wgf_f32_to_f16(float f);
+uint16_t wgf_f32_to_bf16(float f);
+
+/* ---- config ---------------------------------------------------------------------------- */
+
+enum wgf_rope_scaling_type {
+    WGF_ROPE_SCALING_NONE,
+    WGF_ROPE_SCALING_LINEAR,   /* positions / factor                                     */
+    WGF_ROPE_SCALING_LLAMA3,   /* Llama-3.1 smooth low/high frequency scaling             */
+    WGF_ROPE_SCALING_LONGROPE, /* Phi-3 "longrope"/"su": per-frequency short/long factors */
+};
+
+#define WGF_ROPE_MAX_HALF 256 /* head_dim / 2 up to 256 (head_dim 512)               */
+#define WGF_MAX_EOS 8
+
+struct wgf_rope_scaling {
+    enum wgf_rope_scaling_type type;
+    float factor;                 /* linear / llama3 factor; longrope: max_pos/orig     */
+    float low_freq_factor;        /* llama3                                             */
+    float high_freq_factor;       /* llama3                                             */
+    int   original_max_pos;       /* llama3 / longrope: original context length          */
+    float attn_factor;            /* longrope: cos/sin scale (computed when absent)      */
+    int   n_factors;              /* longrope: rope_dim / 2 entries in each array below  */
+    float short_factor[WGF_ROPE_MAX_HALF]; /* longrope: used when seq_len <= original    */
+    float long_factor[WGF_ROPE_MAX_HALF];  /* longrope: used when seq_len > original     */
+};
+
+struct wgf_llm_config {
+    enum wgf_arch arch;
+    int   dim;           /* hidden size (d_model)                                        */
+    int   hidden_dim;    /* FFN intermediate size                                        */
+    int   n_layers;
+    int   n_heads;       /* query heads                                                  */
+    int   n_kv_heads;    /* key/value heads (GQA); n_heads % n_kv_heads == 0             */
+    int   head_dim;      /* usually dim / n_heads                                        */
+    int   rope_dim;      /* rotated dims per head (== head_dim for these archs)          */
+    int   vocab_size;    /* rows of tok_embd                                             */
+    int   max_seq_len;   /* max_position_embeddings / context_length                     */
+    float norm_eps;      /* RMSNorm epsilon                                              */
+    float rope_theta;    /* RoPE base                                                    */
+    struct wgf_rope_scaling rope_scaling;
+    bool  tie_embeddings; /* lm_head shares tok_embd                                     */
+    bool  attn_bias;      /* q/k/v projections have a bias (Qwen2)                       */
+    int   bos_id;         /* -1 when unknown                                             */
+    int   n_eos;          /* entries used in eos_ids                                     */
+    int   eos_ids[WGF_MAX_EOS];
+    char  source_dtype[16]; /* "f32", "f16", "bf16", "q8_0", "q4_0", "mixed"            */
+};
+
+/* RoPE inverse frequencies for a sequence of (up to) seq_len positions: inv_freq has
+ * rope_dim/2 floats; angle(pos, i) = pos * inv_freq[i]; cos/sin are multiplied by
+ * *attn_scale (1 except longrope). Applies linear/llama3/longrope scaling. */
+void wgf_llm_rope_inv_freq(const struct wgf_llm_config *cfg, int seq_len, float *inv_freq,
+                           float *attn_scale);
+
+/* ---- weights --------------------------------------------------------------------------- */
+
+/* Per layer. Matrices are (out, in). Norms and biases are always f32 (converted on load).
+ * Phi-3's fused qkv_proj / gate_up_proj appear as row-slices of the fused tensor (rows are
+ * contiguous, so no copy): wq = rows [0, q), wk = [q, q+kv), wv = [q+kv, q+2kv);
+ * w_gate = rows [0, hidden), w_up = [hidden, 2*hidden). */
+struct wgf_layer_weights {
+    struct wgf_tensor attn_norm; /* (dim) f32                                             */
+    struct wgf_tensor wq;        /* (n_heads * head_dim, dim)                             */
+    struct wgf_tensor wk;        /* (n_kv_heads * head_dim, dim)                          */
+    struct wgf_tensor wv;        /* (n_kv_heads * head_dim, dim)                          */
+    struct wgf_tensor bq;        /* (n_heads * head_dim) f32, data NULL when absent       */
+    struct wgf_tensor bk;        /* (n_kv_heads * head_dim) f32, data NULL when absent    */
+    struct wgf_tensor bv;        /* (n_kv_heads * head_dim) f32, data NULL when absent    */
+    struct wgf_tensor wo;        /* (dim, n_heads * head_dim)                             */
+    struct wgf_tensor ffn_norm;  /* (dim) f32                                             */
+    struct wgf_tensor w_gate;    /* (hidden_dim, dim)                                     */
+    struct wgf_tensor w_up;      /* (hidden_dim, dim)                                     */
+    struct wgf_tensor w_down;    /* (dim, hidden_dim)                                     */
+};
+
+struct wgf_llm_weights {
+    struct wgf_tensor         tok_embd; /* (vocab_size, dim)                              */
+    struct wgf_tensor         out_norm; /* (dim) f32                                      */
+    struct wgf_tensor         lm_head;  /* (vocab_size, dim); == tok_embd when tied       */
+    struct wgf_layer_weights *layers;   /* n_layers entries, owned by the model           */
+};
+
+enum wgf_llm_format {
+    WGF_LLM_FORMAT_HF,   /* Hugging Face directory (config.json + safetensors)          */
+    WGF_LLM_FORMAT_GGUF, /* single GGUF file                                            */
+};
+
+struct wgf__llm_model_priv;
+
+struct wgf_llm_model {
+    struct wgf_llm_config       cfg;
+    struct wgf_llm_weights      weights;
+    enum wgf_llm_format         format;
+    char                        path[4096]; /* as given: the HF directory or .gguf file */
+    struct wgf__llm_model_priv *priv;       /* mappings and owned buffers               */
+};
+
+/* Load a model from `path`: a directory (HF) or a file (GGUF, recognised by its magic).
+ * On success *out is a new model owned by the caller (free with wgf_llm_model_free); on
+ * failure *out is NULL and err holds one line naming the file and what is wrong. */
+enum wgf_status wgf_llm_model_load(const char *path, struct wgf_llm_model **out,
+                                   struct wgf_err *err);
+/* Free a model and unmap its files. NULL is a no-op. Tensor views die with the model. */
+void wgf_llm_model_free(struct wgf_llm_model *m);
+
+/* Read every byte of every weight once (sums pages in): makes the mapping resident, so a
+ * load-memory benchmark measures the true peak. Returns a checksum so it is not elided. */
+uint64_t wgf_llm_model_touch(const struct wgf_llm_model *m);
+
+/* Total bytes of weight data the model references (mapped + owned). */
+uint64_t wgf_llm_model_weight_bytes(const struct wgf_llm_model *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
