@@ -1,0 +1,192 @@
+/* wgfuse — running a loaded LLM: the forward backends, sampling, generation, .npy output.
+ *
+ * Layers:
+ *   wgf_llm_backend  one forward implementation behind a small vtable. The plain-C reference
+ *                    (wgf_llm_backend_ref, src/llm/forward_ref.c) is the first; GPU fusion
+ *                    plans slot in beside it and are checked against it.
+ *   wgf_sampler      logits -> token id: greedy, temperature, top-k, top-p, repetition
+ *                    penalty; seeded, deterministic (src/llm/sampling.c).
+ *   wgf_generate     prompt ids -> prefill -> decode loop with streaming, stop conditions and
+ *                    timing stats (src/llm/generate.c).
+ *   wgf_npy_writer   float32 (positions, vocab) .npy written atomically (src/llm/npy.c).
+ *
+ * Ownership: *_init fills a caller-owned struct and *_free releases what it holds
+ * (free of a zeroed or already-freed struct is a no-op). Pointers passed in are borrowed
+ * and must outlive the object unless a comment says otherwise. Every call returns
+ * enum wgf_status and records a one-line message in the caller's struct wgf_err. */
+#ifndef WGFUSE_LLM_RUN_H
+#define WGFUSE_LLM_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "wgfuse/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct wgf_llm_model;
+struct wgf_tokenizer;
+
+/* ======================================================================================
+ * Backends
+ * ====================================================================================== */
+
+struct wgf_llm_backend_options {
+    uint32_t n_ctx;     /* KV-cache length in positions; 0 = the model's context length   */
+    uint32_t n_threads; /* CPU worker threads; 0 = 1                                       */
+};
+
+/* One forward implementation. `impl` is the backend's private state.
+ *
+ * forward(b, tokens, n, pos, logits, all_logits, err): evaluates tokens[0..n) at positions
+ *   pos..pos+n-1, appending their keys/values to the cache (which must already hold
+ *   positions 0..pos-1). Writes logits (vocab floats per row) for every token when
+ *   all_logits, else only for the last one. pos+n > n_ctx -> WGF_ERR_CONTEXT.
+ * reset(b): forgets the cache (the next forward starts at pos 0).
+ * free(b): releases impl; safe on a backend whose init failed or that was never inited. */
+struct wgf_llm_backend {
+    const char *name;
+    void       *impl;
+    uint32_t    n_vocab; /* logits per row                                                */
+    uint32_t    n_ctx;   /* positions the cache holds                                     */
+    enum wgf_status (*init)(struct wgf_llm_backend *b, const struct wgf_llm_model *m,
+                            const struct wgf_llm_backend_options *opt, struct wgf_err *err);
+    enum wgf_status (*forward)(struct wgf_llm_backend *b, const int32_t *tokens, uint32_t n,
+                               uint32_t pos, float *logits, bool all_logits, struct wgf_err *err);
+    void (*reset)(struct wgf_llm_backend *b);
+    void (*free)(struct wgf_llm_backend *b);
+};
+
+/* The plain-C reference: f32 accumulation over weights read in their stored dtype
+ * (converted per row on the fly), pthreads over output rows. A value, copy it then init. */
+extern const struct wgf_llm_backend wgf_llm_backend_ref;
+
+/* Convenience: copy `proto` into *b and init it on model m. On failure *b is freed. */
+enum wgf_status wgf_llm_backend_open(struct wgf_llm_backend *b, const struct wgf_llm_backend *proto,
+                                     const struct wgf_llm_model *m,
+                                     const struct wgf_llm_backend_options *opt, struct wgf_err *err);
+void wgf_llm_backend_close(struct wgf_llm_backend *b);
+
+/* ======================================================================================
+ * Sampling
+ * ====================================================================================== */
+
+struct wgf_sampler_params {
+    float    temperature;    /* 0 = greedy (argmax, lowest id wins ties); else > 0        */
+    uint32_t top_k;          /* keep the k most likely; 0 = all                            */
+    float    top_p;          /* keep the smallest set with mass >= top_p; 1 = all          */
+    float    repeat_penalty; /* > 0; 1 = off. logit>0: /= p, else *= p (llama.cpp's rule)  */
+    uint32_t repeat_last_n;  /* how many recent tokens the penalty looks at; 0 = none      */
+    uint64_t seed;
+};
+/* temperature 0.8, top_k 40, top_p 0.95, repeat_penalty 1.0, repeat_last_n 64, seed 0 */
+struct wgf_sampler_params wgf_sampler_params_default(void);
+
+struct wgf_sampler {
+    struct wgf_sampler_params p;
+    uint64_t                  rng[4]; /* xoshiro256** state (src/util/rng.h)       */
+    uint32_t                  n_vocab;
+    uint8_t                  *seen; /* (n_vocab) repetition-penalty marks               */
+    void                     *cand; /* (n_vocab) {logit, id} candidates (private layout)   */
+    double                   *pr;   /* (n_vocab) candidate probabilities                   */
+};
+
+/* Validates the parameters (NaN, negative, top_p outside (0,1]) -> WGF_ERR_ARG. */
+enum wgf_status wgf_sampler_init(struct wgf_sampler *s, const struct wgf_sampler_params *p,
+                                 uint32_t n_vocab, struct wgf_err *err);
+void wgf_sampler_free(struct wgf_sampler *s);
+
+/* Pick the next token from logits (n_vocab floats; modified in place by the penalty).
+ * history: the tokens so far (prompt and generated) for the repetition penalty; may be
+ * NULL when n_history is 0. Non-finite logits count as -inf; all of them -inf ->
+ * WGF_ERR_FORMAT. The same seed and inputs give the same token on every platform. */
+enum wgf_status wgf_sampler_sample(struct wgf_sampler *s, float *logits, const int32_t *history,
+                                   size_t n_history, int32_t *out, struct wgf_err *err);
+
+/* ======================================================================================
+ * .npy output
+ * ====================================================================================== */
+
+/* Streams float32 rows of a fixed width into "<path>.tmp.<pid>"; close patches the shape
+ * into the header, flushes, and renames over path, so a killed run never leaves a partial
+ * file at `path` (an earlier file there stays intact). */
+struct wgf_npy_writer {
+    FILE    *f;
+    char    *path, *tmp;
+    uint64_t rows, cols;
+};
+enum wgf_status wgf_npy_writer_open(struct wgf_npy_writer *w, const char *path, uint64_t cols,
+                                    struct wgf_err *err);
+enum wgf_status wgf_npy_writer_append(struct wgf_npy_writer *w, const float *rows, uint64_t n_rows,
+                                      struct wgf_err *err);
+enum wgf_status wgf_npy_writer_close(struct wgf_npy_writer *w, struct wgf_err *err);
+/* Drop the temp file (on error paths); no-op on a closed or zeroed writer. */
+void wgf_npy_writer_abort(struct wgf_npy_writer *w);
+/* One-shot: a (rows, cols) float32 array. */
+enum wgf_status wgf_npy_write_f32(const char *path, const float *data, uint64_t rows, uint64_t cols,
+                                  struct wgf_err *err);
+
+/* ======================================================================================
+ * Generation
+ * ====================================================================================== */
+
+#define WGF_GEN_MAX_STOP 8
+#define WGF_GEN_MAX_EOS 8
+
+struct wgf_gen_params {
+    uint32_t    max_tokens;    /* tokens to generate at most (0: prefill only)               */
+    int32_t     eos_ids[WGF_GEN_MAX_EOS]; /* stop on any of these (and on the tokenizer's
+                                             end-of-generation ids); -1 = unused slot      */
+    const char *stop[WGF_GEN_MAX_STOP]; /* stop strings (NULL-terminated list); text up to
+                                           the match is emitted, the match is not          */
+    bool        all_logits;    /* evaluate logits for every prompt position (for npy)       */
+    bool        ignore_eos;    /* keep going past EOS (benchmarks)                           */
+};
+struct wgf_gen_params wgf_gen_params_default(void);
+
+struct wgf_gen_stats {
+    uint32_t n_prompt;      /* prompt tokens evaluated                                      */
+    uint32_t n_generated;   /* tokens sampled (including a final EOS)                       */
+    double   prefill_s;     /* prompt evaluation time                                       */
+    double   decode_s;      /* time for the n_generated-1 decode forwards                   */
+    double   ttft_s;        /* start -> first generated token sampled                       */
+    double   prefill_tok_s; /* n_prompt / prefill_s                                          */
+    double   decode_tok_s;  /* (n_generated-1) / decode_s; 0 when fewer than 2 tokens       */
+    const char *stop_reason;/* "eos", "stop string", "max tokens", "context"                 */
+};
+
+/* Callbacks; any may be NULL. Returning non-zero from a callback stops generation
+ * (stop_reason "callback"). */
+struct wgf_gen_callbacks {
+    void *user;
+    /* each generated token id, in order */
+    int (*on_token)(void *user, int32_t id);
+    /* text to print: complete UTF-8 only (a piece that splits a character is held until
+     * the character completes; invalid bytes become U+FFFD); stop-string matches withheld */
+    int (*on_text)(void *user, const char *text, size_t len);
+    /* logits rows as evaluated: n rows of n_vocab (prompt rows when all_logits, then one row
+     * per decode step). The logits belong to positions pos..pos+n-1. */
+    int (*on_logits)(void *user, const float *logits, uint32_t n, uint32_t n_vocab);
+};
+
+/* Runs prompt[0..n_prompt) through the backend from position 0 (resetting it), then samples
+ * and decodes up to max_tokens tokens. tok (may be NULL) turns ids into text for on_text
+ * and stop strings. n_prompt > n_ctx -> WGF_ERR_CONTEXT "N tokens > ctx M". Generation that
+ * reaches n_ctx stops with stop_reason "context" (not an error). */
+enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokenizer *tok,
+                             struct wgf_sampler *s, const struct wgf_gen_params *p,
+                             const int32_t *prompt, uint32_t n_prompt,
+                             const struct wgf_gen_callbacks *cb, struct wgf_gen_stats *stats,
+                             struct wgf_err *err);
+
+/* Monotonic seconds (for stats and benchmarks). */
+double wgf_llm_now(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

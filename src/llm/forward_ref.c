@@ -1,0 +1,645 @@
+/* wgfuse — the plain-C reference forward (backend "cpu-ref").
+ *
+ * The oracle for every GPU plan and the CPU fallback when no adapter exists. Decoder-only
+ * Llama / Qwen2 / Phi-3 at batch 1, prefill and decode, KV cache in f32.
+ *
+ * Numerics (what a GPU plan is compared against):
+ *   - weights are read in their stored dtype (f32 / f16 / bf16 straight from the file
+ *     mapping; anything else through wgf_tensor_row_f32) and converted one row at a time;
+ *     no second copy of the model is ever made;
+ *   - every dot product accumulates in f32 with 8 interleaved partial sums (summed
+ *     pairwise at the end), RMSNorm and softmax in f32, like HF's f32 path;
+ *   - RoPE is rotate-half (HF / NEOX): pair (i, i + rope_dim/2), angle = (float)pos *
+ *     inv_freq[i] in f32 then cosf/sinf, as HF computes it in f32.
+ *
+ * Threading: a small pthread pool splits each matmul over output rows and attention over
+ * (token, head). Partitions are static and every output element is computed by exactly
+ * one thread in a fixed order, so the logits are bit-identical for any --threads.
+ *
+ * Prefill runs in micro-batches of REF_UBATCH tokens: each weight row is converted once
+ * and applied to every token of the micro-batch. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wgfuse/llm.h"
+#include "wgfuse/llm_run.h"
+
+#define REF_UBATCH 32u /* tokens per prefill micro-batch (buffers are sized for this) */
+#define REF_MAX_THREADS 256u
+/* Below this many multiply-adds a pool wake-up (~10-20 us) costs more than it saves. */
+#define REF_PARALLEL_MIN_WORK 65536u
+
+/* ======================================================================================
+ * Thread pool: the caller is thread 0; workers 1..n-1 wait for a generation bump.
+ * ====================================================================================== */
+
+typedef void (*pool_fn)(void *ctx, uint32_t begin, uint32_t end, uint32_t thread);
+
+struct pool {
+    uint32_t        n; /* threads including the caller */
+    pthread_t      *th;
+    pthread_mutex_t mu;
+    pthread_cond_t  go, done;
+    uint64_t        gen;
+    uint32_t        busy;
+    bool            quit;
+    pool_fn         fn;
+    void           *ctx;
+    uint32_t        items;
+};
+
+struct pool_worker_arg {
+    struct pool *p;
+    uint32_t     index;
+};
+
+static void pool_range(uint32_t items, uint32_t n, uint32_t i, uint32_t *b, uint32_t *e)
+{
+    *b = (uint32_t)((uint64_t)items * i / n);
+    *e = (uint32_t)((uint64_t)items * (i + 1) / n);
+}
+
+static void *pool_worker(void *arg)
+{
+    struct pool_worker_arg *a = arg;
+    struct pool            *p = a->p;
+    uint32_t                me = a->index;
+    free(a);
+    pthread_mutex_lock(&p->mu);
+    uint64_t seen = p->gen;
+    for (;;) {
+        while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
+        if (p->quit) break;
+        seen         = p->gen;
+        pool_fn  fn  = p->fn;
+        void    *ctx = p->ctx;
+        uint32_t b, e;
+        pool_range(p->items, p->n, me, &b, &e);
+        pthread_mutex_unlock(&p->mu);
+        if (b < e) fn(ctx, b, e, me);
+        pthread_mutex_lock(&p->mu);
+        if (--p->busy == 0) pthread_cond_signal(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+static void pool_free(struct pool *p)
+{
+    if (!p->th) return;
+    pthread_mutex_lock(&p->mu);
+    p->quit = true;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    for (uint32_t i = 1; i < p->n; i++) pthread_join(p->th[i], NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->go);
+    pthread_cond_destroy(&p->done);
+    free(p->th);
+    p->th = NULL;
+}
+
+static enum wgf_status pool_init(struct pool *p, uint32_t n, struct wgf_err *err)
+{
+    memset(p, 0, sizeof *p);
+    p->n = n ? n : 1;
+    if (p->n == 1) return WGF_OK;
+    p->th = calloc(p->n, sizeof *p->th);
+    if (!p->th) return wgf_fail(err, WGF_ERR_NOMEM, "cpu-ref: %u thread handles", p->n);
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->go, NULL);
+    pthread_cond_init(&p->done, NULL);
+    for (uint32_t i = 1; i < p->n; i++) {
+        struct pool_worker_arg *a = malloc(sizeof *a);
+        if (a) *a = (struct pool_worker_arg){p, i};
+        if (!a || pthread_create(&p->th[i], NULL, pool_worker, a) != 0) {
+            free(a);
+            p->n = i; /* join only the ones started */
+            pool_free(p);
+            return wgf_fail(err, WGF_ERR_NOMEM, "cpu-ref: cannot start worker thread %u", i);
+        }
+    }
+    return WGF_OK;
+}
+
+/* Run fn over [0, items) split statically over the pool; `work` (multiply-adds) decides
+ * whether waking the workers is worth it. Returns when every range is done. */
+static void pool_run(struct pool *p, pool_fn fn, void *ctx, uint32_t items, uint64_t work)
+{
+    if (items == 0) return;
+    if (p->n == 1 || items == 1 || work < REF_PARALLEL_MIN_WORK) {
+        fn(ctx, 0, items, 0);
+        return;
+    }
+    pthread_mutex_lock(&p->mu);
+    p->fn    = fn;
+    p->ctx   = ctx;
+    p->items = items;
+    p->busy  = p->n - 1;
+    p->gen++;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    uint32_t b, e;
+    pool_range(items, p->n, 0, &b, &e);
+    if (b < e) fn(ctx, b, e, 0);
+    pthread_mutex_lock(&p->mu);
+    while (p->busy) pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* ======================================================================================
+ * Row access and dot products
+ * ====================================================================================== */
+
+/* IEEE half -> float by exponent rebias (exact for every input, incl. subnormals/inf/NaN). */
+static inline float half_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t em   = (uint32_t)(h & 0x7fffu) << 13; /* exponent+mantissa in f32 position */
+    uint32_t exp  = em & 0x0f800000u;
+    uint32_t bits;
+    float    f;
+    if (exp == 0x0f800000u) { /* inf / NaN */
+        bits = em | 0x7f800000u;
+        memcpy(&f, &bits, 4);
+    } else if (exp == 0) { /* zero / subnormal: value = mantissa * 2^-24, exact in f32 */
+        f = (float)(h & 0x3ffu) * 0x1p-24f;
+    } else {
+        bits = em + ((127u - 15u) << 23);
+        memcpy(&f, &bits, 4);
+    }
+    memcpy(&bits, &f, 4);
+    bits |= sign;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static inline float bf16_to_f32(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float    f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* Row `r` of matrix `w` as f32: a pointer into the mapping when it is f32 and 4-byte
+ * aligned (safetensors allows any offset), else converted into `scratch` (cols floats). */
+static const float *row_f32(const struct wgf_tensor *w, int64_t r, int64_t cols, float *scratch)
+{
+    const uint8_t *base = w->data;
+    switch (w->dtype) {
+    case WGF_DT_F32: {
+        const uint8_t *p = base + (size_t)r * (size_t)cols * 4;
+        if (((uintptr_t)p & 3u) == 0) return (const float *)(const void *)p;
+        memcpy(scratch, p, (size_t)cols * 4);
+        return scratch;
+    }
+    case WGF_DT_F16: {
+        const uint8_t *p = base + (size_t)r * (size_t)cols * 2;
+        for (int64_t i = 0; i < cols; i++) {
+            uint16_t h;
+            memcpy(&h, p + 2 * i, 2);
+            scratch[i] = half_to_f32(h);
+        }
+        return scratch;
+    }
+    case WGF_DT_BF16: {
+        const uint8_t *p = base + (size_t)r * (size_t)cols * 2;
+        for (int64_t i = 0; i < cols; i++) {
+            uint16_t h;
+            memcpy(&h, p + 2 * i, 2);
+            scratch[i] = bf16_to_f32(h);
+        }
+        return scratch;
+    }
+    default: /* quantized blocks: the model's own decoder */
+        wgf_tensor_row_f32(w, r, scratch);
+        return scratch;
+    }
+}
+
+/* f32 dot with 8 partial sums: gives the compiler independent chains to vectorize and
+ * halves the rounding error growth of a single running sum over K = 4864. */
+static inline float dot(const float *restrict a, const float *restrict b, uint32_t n)
+{
+    float    s[8] = {0};
+    uint32_t i    = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; j++) s[j] += a[i + j] * b[i + j];
+    float r = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    for (; i < n; i++) r += a[i] * b[i];
+    return r;
+}
+
+/* ======================================================================================
+ * State
+ * ====================================================================================== */
+
+struct ref {
+    const struct wgf_llm_model  *m;
+    struct wgf_llm_config        c;      /* copy of m->cfg                                 */
+    struct pool                  pool;
+    uint32_t                     n_ctx;  /* positions in the cache                         */
+    uint32_t                     q_dim;  /* n_heads * head_dim                             */
+    uint32_t                     kv_dim; /* n_kv_heads * head_dim                          */
+    uint32_t                     max_cols; /* widest matrix row (scratch size)             */
+    float                       *key_cache;   /* (n_layers, n_ctx, kv_dim)                 */
+    float                       *value_cache; /* (n_layers, n_ctx, kv_dim)                 */
+    float                       *x;      /* (UBATCH, dim) residual stream                  */
+    float                       *xb;     /* (UBATCH, dim) normed input / attention out-proj*/
+    float                       *q;      /* (UBATCH, q_dim)                                */
+    float                       *k;      /* (UBATCH, kv_dim)                               */
+    float                       *v;      /* (UBATCH, kv_dim)                               */
+    float                       *att_out;/* (UBATCH, q_dim) attention output (pre o_proj)  */
+    float                       *hb;     /* (UBATCH, hidden) gate, then silu(gate)*up      */
+    float                       *hb2;    /* (UBATCH, hidden) up                            */
+    float                       *scratch;/* (threads, max_cols) per-thread row conversion  */
+    float                       *att;    /* (threads, n_ctx) per-thread attention scores   */
+    float                       *inv_freq; /* (rope_dim/2) RoPE inverse frequencies        */
+    float                        rope_scale; /* cos/sin multiplier (longrope), else 1      */
+    int                          rope_seq;   /* seq_len inv_freq was computed for (-1 none)*/
+};
+
+/* ---- matmul: y (n, rows) = x (n, cols) . W^T (+ bias) ----------------------------------- */
+struct mm_job {
+    struct ref              *r;
+    float                   *y;
+    const float             *x;
+    const struct wgf_tensor *w;
+    const float             *bias;
+    uint32_t                 n, rows, cols;
+};
+
+static void mm_part(void *ctx, uint32_t b, uint32_t e, uint32_t t)
+{
+    struct mm_job *j       = ctx;
+    float         *scratch = j->r->scratch + (size_t)t * j->r->max_cols;
+    for (uint32_t row = b; row < e; row++) {
+        const float *w    = row_f32(j->w, row, j->cols, scratch);
+        float        bias = j->bias ? j->bias[row] : 0.0f;
+        for (uint32_t i = 0; i < j->n; i++)
+            j->y[(size_t)i * j->rows + row] = dot(w, j->x + (size_t)i * j->cols, j->cols) + bias;
+    }
+}
+
+static void matmul(struct ref *r, float *y, const float *x, const struct wgf_tensor *w,
+                   const struct wgf_tensor *bias, uint32_t n)
+{
+    struct mm_job j = {
+        .r = r, .y = y, .x = x, .w = w, .bias = bias && bias->data ? bias->data : NULL, .n = n,
+        .rows = (uint32_t)wgf_tensor_nrows(w), .cols = (uint32_t)wgf_tensor_ncols(w),
+    };
+    pool_run(&r->pool, mm_part, &j, j.rows, (uint64_t)j.rows * j.cols * n);
+}
+
+/* ---- RMSNorm: out = x / sqrt(mean(x^2) + eps) * w ---------------------------------------- */
+static void rmsnorm(float *out, const float *x, const struct wgf_tensor *w, uint32_t dim, float eps)
+{
+    const float *wf = w->data; /* norms are f32, owned by the model (aligned) */
+    float        ss = 0;
+    for (uint32_t i = 0; i < dim; i++) ss += x[i] * x[i];
+    float inv = 1.0f / sqrtf(ss / (float)dim + eps);
+    for (uint32_t i = 0; i < dim; i++) out[i] = wf[i] * (x[i] * inv);
+}
+
+/* ---- RoPE, rotate-half over the first rope_dim dims of each head ------------------------- */
+static void rope(const struct ref *r, float *v, uint32_t n_heads, uint32_t pos)
+{
+    uint32_t hd = (uint32_t)r->c.head_dim, half = (uint32_t)r->c.rope_dim / 2;
+    for (uint32_t i = 0; i < half; i++) {
+        float a = (float)pos * r->inv_freq[i];
+        float c = cosf(a) * r->rope_scale, s = sinf(a) * r->rope_scale;
+        for (uint32_t h = 0; h < n_heads; h++) {
+            float *p = v + (size_t)h * hd;
+            float  x0 = p[i], x1 = p[i + half];
+            p[i]        = x0 * c - x1 * s;
+            p[i + half] = x0 * s + x1 * c;
+        }
+    }
+}
+
+/* ---- causal attention over the cache, one (token, head) per item ------------------------- */
+struct att_job {
+    struct ref *r;
+    uint32_t    layer, pos0, n_heads;
+};
+
+static void att_part(void *ctx, uint32_t b, uint32_t e, uint32_t t)
+{
+    struct att_job *j   = ctx;
+    struct ref     *r   = j->r;
+    uint32_t        hd  = (uint32_t)r->c.head_dim;
+    uint32_t        grp = (uint32_t)(r->c.n_heads / r->c.n_kv_heads); /* q heads per kv head */
+    float           scale = 1.0f / sqrtf((float)hd);
+    float          *att   = r->att + (size_t)t * r->n_ctx;
+    const float    *kc    = r->key_cache + (size_t)j->layer * r->n_ctx * r->kv_dim;
+    const float    *vc    = r->value_cache + (size_t)j->layer * r->n_ctx * r->kv_dim;
+    for (uint32_t item = b; item < e; item++) {
+        uint32_t     tok = item / j->n_heads, h = item % j->n_heads, kvh = h / grp;
+        uint32_t     n_pos = j->pos0 + tok + 1; /* causal: positions 0..pos */
+        const float *q     = r->q + (size_t)tok * r->q_dim + (size_t)h * hd;
+        float        mx    = -INFINITY;
+        for (uint32_t p = 0; p < n_pos; p++) {
+            att[p] = dot(q, kc + (size_t)p * r->kv_dim + (size_t)kvh * hd, hd) * scale;
+            if (att[p] > mx) mx = att[p];
+        }
+        float sum = 0;
+        for (uint32_t p = 0; p < n_pos; p++) sum += att[p] = expf(att[p] - mx);
+        float  inv = 1.0f / sum;
+        float *out = r->att_out + (size_t)tok * r->q_dim + (size_t)h * hd;
+        memset(out, 0, hd * sizeof *out);
+        for (uint32_t p = 0; p < n_pos; p++) {
+            const float *vv = vc + (size_t)p * r->kv_dim + (size_t)kvh * hd;
+            float        a  = att[p] * inv;
+            for (uint32_t i = 0; i < hd; i++) out[i] += a * vv[i];
+        }
+    }
+}
+
+/* ======================================================================================
+ * The forward: one micro-batch of n <= REF_UBATCH tokens at positions pos..pos+n-1.
+ * Writes logits for every row (all_logits) or the last row; none when logits is NULL.
+ * ====================================================================================== */
+
+static enum wgf_status wgf__ref_forward(struct ref *r, const int32_t *tokens, uint32_t n, uint32_t pos,
+                                        float *logits, bool all_logits, struct wgf_err *err)
+{
+    const struct wgf_llm_weights *W   = &r->m->weights;
+    const uint32_t                dim = (uint32_t)r->c.dim, hid = (uint32_t)r->c.hidden_dim;
+    const uint32_t                V   = (uint32_t)r->c.vocab_size;
+    const float                   eps = r->c.norm_eps;
+
+    /* embed: x[i] = tok_embd[token i] */
+    for (uint32_t i = 0; i < n; i++) {
+        if (tokens[i] < 0 || (uint32_t)tokens[i] >= V)
+            return wgf_fail(err, WGF_ERR_ARG, "token id %d at position %u out of range [0, %u)", (int)tokens[i],
+                            pos + i, V);
+        wgf_tensor_row_f32(&W->tok_embd, tokens[i], r->x + (size_t)i * dim);
+    }
+
+    for (uint32_t l = 0; l < (uint32_t)r->c.n_layers; l++) {
+        const struct wgf_layer_weights *L  = &W->layers[l];
+        float *kc = r->key_cache + ((size_t)l * r->n_ctx + pos) * r->kv_dim;
+        float *vc = r->value_cache + ((size_t)l * r->n_ctx + pos) * r->kv_dim;
+
+        /* attn_norm: xb = rmsnorm(x) * attn_norm */
+        for (uint32_t i = 0; i < n; i++) rmsnorm(r->xb + (size_t)i * dim, r->x + (size_t)i * dim, &L->attn_norm, dim, eps);
+        /* qkv (+bias, Qwen2): q = xb.Wq^T + bq, k = xb.Wk^T + bk, v = xb.Wv^T + bv */
+        matmul(r, r->q, r->xb, &L->wq, &L->bq, n);
+        matmul(r, r->k, r->xb, &L->wk, &L->bk, n);
+        matmul(r, r->v, r->xb, &L->wv, &L->bv, n);
+        /* rope: rotate q and k heads by their position */
+        for (uint32_t i = 0; i < n; i++) {
+            rope(r, r->q + (size_t)i * r->q_dim, (uint32_t)r->c.n_heads, pos + i);
+            rope(r, r->k + (size_t)i * r->kv_dim, (uint32_t)r->c.n_kv_heads, pos + i);
+        }
+        /* kv append: cache[l][pos+i] = k[i], v[i] */
+        memcpy(kc, r->k, (size_t)n * r->kv_dim * sizeof *kc);
+        memcpy(vc, r->v, (size_t)n * r->kv_dim * sizeof *vc);
+        /* attention: att_out = softmax(q.K^T / sqrt(hd), causal) . V, GQA head sharing */
+        struct att_job aj = {r, l, pos, (uint32_t)r->c.n_heads};
+        pool_run(&r->pool, att_part, &aj, n * aj.n_heads, (uint64_t)n * r->q_dim * (pos + n) * 2);
+        /* o_proj: xb = att_out.Wo^T */
+        matmul(r, r->xb, r->att_out, &L->wo, NULL, n);
+        /* residual: x += xb */
+        for (size_t i = 0; i < (size_t)n * dim; i++) r->x[i] += r->xb[i];
+        /* ffn_norm: xb = rmsnorm(x) * ffn_norm */
+        for (uint32_t i = 0; i < n; i++) rmsnorm(r->xb + (size_t)i * dim, r->x + (size_t)i * dim, &L->ffn_norm, dim, eps);
+        /* gate/up: hb = xb.Wgate^T, hb2 = xb.Wup^T */
+        matmul(r, r->hb, r->xb, &L->w_gate, NULL, n);
+        matmul(r, r->hb2, r->xb, &L->w_up, NULL, n);
+        /* silu*mul: hb = silu(hb) * hb2 */
+        for (size_t i = 0; i < (size_t)n * hid; i++) {
+            float g = r->hb[i];
+            r->hb[i] = g / (1.0f + expf(-g)) * r->hb2[i];
+        }
+        /* down: xb = hb.Wdown^T */
+        matmul(r, r->xb, r->hb, &L->w_down, NULL, n);
+        /* residual: x += xb */
+        for (size_t i = 0; i < (size_t)n * dim; i++) r->x[i] += r->xb[i];
+    }
+
+    if (!logits) return WGF_OK; /* a prefill micro-batch before the last */
+    /* final norm + lm_head: logits = rmsnorm(x) . lm_head^T (every row, or the last) */
+    uint32_t first = all_logits ? 0 : n - 1, rows = n - first;
+    for (uint32_t i = first; i < n; i++) rmsnorm(r->xb + (size_t)(i - first) * dim, r->x + (size_t)i * dim, &W->out_norm, dim, eps);
+    matmul(r, logits, r->xb, &W->lm_head, NULL, rows);
+    return WGF_OK;
+}
+
+/* ======================================================================================
+ * Backend glue
+ * ====================================================================================== */
+
+static void ref_free(struct wgf_llm_backend *b)
+{
+    struct ref *r = b->impl;
+    if (!r) return;
+    pool_free(&r->pool);
+    free(r->key_cache);
+    free(r->value_cache);
+    free(r->x);
+    free(r->xb);
+    free(r->q);
+    free(r->k);
+    free(r->v);
+    free(r->att_out);
+    free(r->hb);
+    free(r->hb2);
+    free(r->scratch);
+    free(r->att);
+    free(r->inv_freq);
+    free(r);
+    b->impl = NULL;
+}
+
+/* A matrix the forward will index: present, (rows, cols) as the config says, a dtype we
+ * can read, and as many bytes as that takes. The loader checks this too; the backend
+ * re-checks because it is the one that would read out of bounds. */
+static enum wgf_status check_mat(const struct wgf_tensor *t, const char *what, int l, int64_t rows, int64_t cols,
+                                 struct wgf_err *err)
+{
+    if (!t->data) return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: layer %d: %s missing", l, what);
+    if (t->n_dims != 2 || t->shape[0] != rows || t->shape[1] != cols)
+        return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: layer %d: %s '%s' shape (%lld, %lld), config says (%lld, %lld)", l,
+                        what, t->name, (long long)t->shape[0], (long long)(t->n_dims > 1 ? t->shape[1] : 1),
+                        (long long)rows, (long long)cols);
+    int be = wgf_dtype_block_elems(t->dtype), bb = wgf_dtype_block_bytes(t->dtype);
+    if (be <= 0 || bb <= 0 || cols % be)
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "cpu-ref: %s '%s': dtype %s unusable with %lld columns", what, t->name,
+                        wgf_dtype_str(t->dtype), (long long)cols);
+    uint64_t need;
+    if (!wgf_mul_u64((uint64_t)rows, (uint64_t)(cols / be) * (uint64_t)bb, &need) || need > t->nbytes)
+        return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: %s '%s': %llu bytes, shape needs more", what, t->name,
+                        (unsigned long long)t->nbytes);
+    return WGF_OK;
+}
+
+static enum wgf_status check_vec(const struct wgf_tensor *t, const char *what, int l, int64_t n, bool optional,
+                                 struct wgf_err *err)
+{
+    if (!t->data) {
+        if (optional) return WGF_OK;
+        return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: layer %d: %s missing", l, what);
+    }
+    if (t->dtype != WGF_DT_F32 || wgf_tensor_nelems(t) != n || t->nbytes < (uint64_t)n * 4 || ((uintptr_t)t->data & 3u))
+        return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: layer %d: %s '%s' must be %lld aligned f32 values", l, what,
+                        t->name, (long long)n);
+    return WGF_OK;
+}
+
+static enum wgf_status check_model(const struct wgf_llm_model *m, struct wgf_err *err)
+{
+    const struct wgf_llm_config *c = &m->cfg;
+    if (c->dim <= 0 || c->hidden_dim <= 0 || c->n_layers <= 0 || c->n_heads <= 0 || c->n_kv_heads <= 0 ||
+        c->head_dim <= 0 || c->vocab_size <= 0 || c->n_heads % c->n_kv_heads || c->rope_dim <= 0 ||
+        c->rope_dim > c->head_dim || c->rope_dim % 2 || c->rope_dim / 2 > WGF_ROPE_MAX_HALF || !(c->norm_eps >= 0))
+        return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: inconsistent config (dim %d, heads %d/%d, head_dim %d, rope_dim %d)",
+                        c->dim, c->n_heads, c->n_kv_heads, c->head_dim, c->rope_dim);
+    if ((int64_t)c->n_heads * c->head_dim > (1 << 20) || c->dim > (1 << 20) || c->hidden_dim > (1 << 22))
+        return wgf_fail(err, WGF_ERR_LIMIT, "cpu-ref: dimensions too large");
+    int64_t qd = (int64_t)c->n_heads * c->head_dim, kvd = (int64_t)c->n_kv_heads * c->head_dim;
+    const struct wgf_llm_weights *W = &m->weights;
+    enum wgf_status               s;
+    if ((s = check_mat(&W->tok_embd, "tok_embd", -1, c->vocab_size, c->dim, err)) ||
+        (s = check_mat(&W->lm_head, "lm_head", -1, c->vocab_size, c->dim, err)) ||
+        (s = check_vec(&W->out_norm, "out_norm", -1, c->dim, false, err)))
+        return s;
+    if (!W->layers) return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: no layers");
+    for (int l = 0; l < c->n_layers; l++) {
+        const struct wgf_layer_weights *L = &W->layers[l];
+        if ((s = check_vec(&L->attn_norm, "attn_norm", l, c->dim, false, err)) ||
+            (s = check_mat(&L->wq, "wq", l, qd, c->dim, err)) || (s = check_mat(&L->wk, "wk", l, kvd, c->dim, err)) ||
+            (s = check_mat(&L->wv, "wv", l, kvd, c->dim, err)) || (s = check_vec(&L->bq, "bq", l, qd, true, err)) ||
+            (s = check_vec(&L->bk, "bk", l, kvd, true, err)) || (s = check_vec(&L->bv, "bv", l, kvd, true, err)) ||
+            (s = check_mat(&L->wo, "wo", l, c->dim, qd, err)) ||
+            (s = check_vec(&L->ffn_norm, "ffn_norm", l, c->dim, false, err)) ||
+            (s = check_mat(&L->w_gate, "w_gate", l, c->hidden_dim, c->dim, err)) ||
+            (s = check_mat(&L->w_up, "w_up", l, c->hidden_dim, c->dim, err)) ||
+            (s = check_mat(&L->w_down, "w_down", l, c->dim, c->hidden_dim, err)))
+            return s;
+    }
+    return WGF_OK;
+}
+
+static float *alloc_f32(size_t a, size_t b, size_t c, bool *ok)
+{
+    size_t n;
+    if (!wgf_mul_size(a, b, &n) || !wgf_mul_size(n, c, &n) || n > SIZE_MAX / sizeof(float) || n == 0) {
+        *ok = false;
+        return NULL;
+    }
+    float *p = calloc(n, sizeof(float));
+    if (!p) *ok = false;
+    return p;
+}
+
+static enum wgf_status ref_init(struct wgf_llm_backend *b, const struct wgf_llm_model *m,
+                                const struct wgf_llm_backend_options *opt, struct wgf_err *err)
+{
+    b->impl = NULL;
+    enum wgf_status s = check_model(m, err);
+    if (s) return s;
+    const struct wgf_llm_config *c = &m->cfg;
+    uint32_t n_ctx = opt && opt->n_ctx ? opt->n_ctx : (uint32_t)(c->max_seq_len > 0 ? c->max_seq_len : 2048);
+    uint32_t n_th  = opt && opt->n_threads ? opt->n_threads : 1;
+    if (n_th > REF_MAX_THREADS) return wgf_fail(err, WGF_ERR_ARG, "cpu-ref: %u threads > %u", n_th, REF_MAX_THREADS);
+    if (n_ctx > (1u << 24)) return wgf_fail(err, WGF_ERR_LIMIT, "cpu-ref: context %u > %u", n_ctx, 1u << 24);
+
+    struct ref *r = calloc(1, sizeof *r);
+    if (!r) return wgf_fail(err, WGF_ERR_NOMEM, "cpu-ref: state");
+    b->impl     = r;
+    r->m        = m;
+    r->c        = *c;
+    r->n_ctx    = n_ctx;
+    r->q_dim    = (uint32_t)(c->n_heads * c->head_dim);
+    r->kv_dim   = (uint32_t)(c->n_kv_heads * c->head_dim);
+    r->max_cols = (uint32_t)c->dim;
+    if ((uint32_t)c->hidden_dim > r->max_cols) r->max_cols = (uint32_t)c->hidden_dim;
+    if (r->q_dim > r->max_cols) r->max_cols = r->q_dim;
+    r->rope_seq = -1;
+
+    bool   ok = true;
+    size_t U = REF_UBATCH, L = (size_t)c->n_layers;
+    r->key_cache   = alloc_f32(L, n_ctx, r->kv_dim, &ok);
+    r->value_cache = alloc_f32(L, n_ctx, r->kv_dim, &ok);
+    r->x           = alloc_f32(U, (size_t)c->dim, 1, &ok);
+    r->xb          = alloc_f32(U, (size_t)c->dim, 1, &ok);
+    r->q           = alloc_f32(U, r->q_dim, 1, &ok);
+    r->k           = alloc_f32(U, r->kv_dim, 1, &ok);
+    r->v           = alloc_f32(U, r->kv_dim, 1, &ok);
+    r->att_out     = alloc_f32(U, r->q_dim, 1, &ok);
+    r->hb          = alloc_f32(U, (size_t)c->hidden_dim, 1, &ok);
+    r->hb2         = alloc_f32(U, (size_t)c->hidden_dim, 1, &ok);
+    r->scratch     = alloc_f32(n_th, r->max_cols, 1, &ok);
+    r->att         = alloc_f32(n_th, n_ctx, 1, &ok);
+    r->inv_freq    = alloc_f32((size_t)c->rope_dim / 2, 1, 1, &ok);
+    if (!ok) {
+        ref_free(b);
+        return wgf_fail(err, WGF_ERR_NOMEM, "cpu-ref: KV cache / activations for ctx %u (%zu layers x %u floats per position)",
+                        n_ctx, L, 2 * r->kv_dim);
+    }
+    if ((s = pool_init(&r->pool, n_th, err))) {
+        ref_free(b);
+        return s;
+    }
+    b->n_vocab = (uint32_t)c->vocab_size;
+    b->n_ctx   = n_ctx;
+    return WGF_OK;
+}
+
+static enum wgf_status ref_forward(struct wgf_llm_backend *b, const int32_t *tokens, uint32_t n, uint32_t pos,
+                                   float *logits, bool all_logits, struct wgf_err *err)
+{
+    struct ref *r = b->impl;
+    if (!r) return wgf_fail(err, WGF_ERR_ARG, "cpu-ref: backend not initialised");
+    if (n == 0) return wgf_fail(err, WGF_ERR_ARG, "cpu-ref: forward of zero tokens");
+    if (pos > r->n_ctx || n > r->n_ctx - pos)
+        return wgf_fail(err, WGF_ERR_CONTEXT, "%llu tokens > ctx %u", (unsigned long long)pos + n, r->n_ctx);
+    /* RoPE frequencies depend on the sequence length only for longrope; recompute when the
+     * length this forward reaches changes which factors apply (cheap: rope_dim/2 values). */
+    int seq = (int)(pos + n);
+    if (r->rope_seq < 0 || (r->c.rope_scaling.type == WGF_ROPE_SCALING_LONGROPE && seq != r->rope_seq)) {
+        wgf_llm_rope_inv_freq(&r->c, seq, r->inv_freq, &r->rope_scale);
+        r->rope_seq = seq;
+    }
+    const size_t V = r->c.vocab_size;
+    for (uint32_t done = 0; done < n;) {
+        uint32_t chunk = n - done < REF_UBATCH ? n - done : REF_UBATCH;
+        bool     last  = done + chunk == n;
+        /* logits rows: every row when all_logits; otherwise only the very last token */
+        float *out = all_logits ? logits + (size_t)done * V : (last ? logits : NULL);
+        enum wgf_status s = wgf__ref_forward(r, tokens + done, chunk, pos + done, out, all_logits, err);
+        if (s) return s;
+        done += chunk;
+    }
+    return WGF_OK;
+}
+
+static void ref_reset(struct wgf_llm_backend *b)
+{
+    struct ref *r = b->impl;
+    if (r) r->rope_seq = -1; /* the cache is overwritten position by position */
+}
+
+const struct wgf_llm_backend wgf_llm_backend_ref = {
+    .name = "cpu-ref", .init = ref_init, .forward = ref_forward, .reset = ref_reset, .free = ref_free,
+};
+
+enum wgf_status wgf_llm_backend_open(struct wgf_llm_backend *b, const struct wgf_llm_backend *proto,
+                                     const struct wgf_llm_model *m, const struct wgf_llm_backend_options *opt,
+                                     struct wgf_err *err)
+{
+    *b              = *proto;
+    b->impl         = NULL;
+    enum wgf_status s = b->init(b, m, opt, err);
+    if (s) wgf_llm_backend_close(b);
+    return s;
+}
+
+void wgf_llm_backend_close(struct wgf_llm_backend *b)
+{
+    if (b && b->free) b->free(b);
+}

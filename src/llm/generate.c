@@ -1,0 +1,246 @@
+/* wgfuse — the generation loop: prompt -> prefill -> sample/decode until a stop.
+ *
+ * Text path: each sampled id goes through the tokenizer's streaming detokenizer (complete
+ * UTF-8 only), then into `pending`, the text not yet handed to on_text. A stop string is
+ * searched in `pending`; the longest tail of `pending` that could still grow into a stop
+ * string is held back, everything before it is emitted. So a stop string never reaches
+ * the caller, and text before it always does.
+ *
+ * Timing (wgf_gen_stats): prefill = the prompt forward(s); time to first token = start
+ * to the first sampled id (prefill + one sampling); decode = first sampled id to the last
+ * sampled id, i.e. n_generated-1 steps of (forward + sample). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "wgfuse/llm_run.h"
+#include "wgfuse/tokenizer.h"
+
+#define GEN_LOGITS_CHUNK 64u /* prompt rows per forward when every row's logits are kept */
+
+double wgf_llm_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+struct wgf_gen_params wgf_gen_params_default(void)
+{
+    struct wgf_gen_params p;
+    memset(&p, 0, sizeof p);
+    p.max_tokens = 128;
+    for (int i = 0; i < WGF_GEN_MAX_EOS; i++) p.eos_ids[i] = -1;
+    return p;
+}
+
+/* ---- pending text and stop strings ------------------------------------------------------ */
+
+struct textbuf {
+    char  *s;
+    size_t len, cap;
+};
+
+static bool textbuf_add(struct textbuf *t, const char *s, size_t n)
+{
+    if (n == 0) return true;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap < t->len + n + 1) cap *= 2;
+        char *p = realloc(t->s, cap);
+        if (!p) return false;
+        t->s   = p;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->len, s, n);
+    t->len += n;
+    t->s[t->len] = 0;
+    return true;
+}
+
+static const char *find_bytes(const char *hay, size_t hn, const char *needle, size_t nn)
+{
+    if (nn == 0 || nn > hn) return NULL;
+    for (size_t i = 0; i + nn <= hn; i++)
+        if (hay[i] == needle[0] && memcmp(hay + i, needle, nn) == 0) return hay + i;
+    return NULL;
+}
+
+/* Bytes at the end of s[0..n) that are a proper prefix of some stop string. */
+static size_t stop_holdback(const char *s, size_t n, const char *const *stop)
+{
+    size_t hold = 0;
+    for (int k = 0; k < WGF_GEN_MAX_STOP && stop[k]; k++) {
+        size_t sl = strlen(stop[k]);
+        for (size_t m = sl > 1 ? sl - 1 : 0; m > hold; m--)
+            if (m <= n && memcmp(s + n - m, stop[k], m) == 0) {
+                hold = m;
+                break;
+            }
+    }
+    /* never split a UTF-8 character: move the cut back to a lead byte */
+    while (hold < n && ((unsigned char)s[n - hold] & 0xC0) == 0x80) hold++;
+    return hold;
+}
+
+struct gen {
+    const struct wgf_gen_params    *p;
+    const struct wgf_gen_callbacks *cb;
+    struct textbuf                  pending;
+    bool                            stopped_by_string;
+    bool                            stopped_by_callback;
+};
+
+/* Emit what can be emitted from `pending`; `final` flushes the held tail too. */
+static void emit_text(struct gen *g, bool final)
+{
+    struct textbuf *t   = &g->pending;
+    size_t          cut = t->len, keep_from = t->len;
+    for (int k = 0; k < WGF_GEN_MAX_STOP && g->p->stop[k]; k++) {
+        const char *hit = find_bytes(t->s, t->len, g->p->stop[k], strlen(g->p->stop[k]));
+        if (hit && (size_t)(hit - t->s) < cut) {
+            cut                  = (size_t)(hit - t->s);
+            g->stopped_by_string = true;
+        }
+    }
+    if (!g->stopped_by_string && !final) cut = keep_from = t->len - stop_holdback(t->s, t->len, g->p->stop);
+    if (g->stopped_by_string) keep_from = t->len; /* the match and anything after it are dropped */
+    if (cut > 0 && g->cb && g->cb->on_text && g->cb->on_text(g->cb->user, t->s, cut)) g->stopped_by_callback = true;
+    memmove(t->s, t->s + keep_from, t->len - keep_from);
+    t->len -= keep_from;
+    if (t->s) t->s[t->len] = 0;
+}
+
+static bool is_eos(const struct wgf_gen_params *p, const struct wgf_tokenizer *tok, int32_t id)
+{
+    for (int i = 0; i < WGF_GEN_MAX_EOS; i++)
+        if (p->eos_ids[i] >= 0 && p->eos_ids[i] == id) return true;
+    return tok && wgf_tokenizer_is_eog(tok, id);
+}
+
+/* ---- the loop ---------------------------------------------------------------------------- */
+
+enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokenizer *tok, struct wgf_sampler *s,
+                             const struct wgf_gen_params *p, const int32_t *prompt, uint32_t n_prompt,
+                             const struct wgf_gen_callbacks *cb, struct wgf_gen_stats *stats, struct wgf_err *err)
+{
+    memset(stats, 0, sizeof *stats);
+    const uint32_t V = b->n_vocab, n_ctx = b->n_ctx;
+    if (n_prompt == 0) return wgf_fail(err, WGF_ERR_ARG, "empty prompt (no tokens to evaluate)");
+    if (n_prompt > n_ctx) return wgf_fail(err, WGF_ERR_CONTEXT, "%u tokens > ctx %u", n_prompt, n_ctx);
+    if (s->n_vocab != V)
+        return wgf_fail(err, WGF_ERR_ARG, "sampler vocabulary %u != model vocabulary %u", s->n_vocab, V);
+    for (uint32_t i = 0; i < n_prompt; i++)
+        if (prompt[i] < 0 || (uint32_t)prompt[i] >= V)
+            return wgf_fail(err, WGF_ERR_ARG, "prompt token %u: id %d out of range [0, %u)", i, (int)prompt[i], V);
+
+    enum wgf_status   st   = WGF_OK;
+    struct gen        g    = {.p = p, .cb = cb};
+    struct wgf_detok *dt   = NULL;
+    uint32_t          rows = p->all_logits ? (n_prompt < GEN_LOGITS_CHUNK ? n_prompt : GEN_LOGITS_CHUNK) : 1;
+    float            *logits = malloc((size_t)rows * V * sizeof *logits);
+    int32_t          *hist   = malloc(((size_t)n_ctx + 1) * sizeof *hist); /* prompt + generated */
+    if (!logits || !hist) {
+        st = wgf_fail(err, WGF_ERR_NOMEM, "generation buffers (%u x %u logits)", rows, V);
+        goto done;
+    }
+    if (tok && (st = wgf_detok_new(tok, 0, &dt, err))) goto done;
+    memcpy(hist, prompt, (size_t)n_prompt * sizeof *hist);
+    if (b->reset) b->reset(b);
+
+    /* prefill */
+    double t0 = wgf_llm_now();
+    if (p->all_logits) {
+        for (uint32_t done = 0; done < n_prompt; done += rows) {
+            uint32_t n = n_prompt - done < rows ? n_prompt - done : rows;
+            if ((st = b->forward(b, prompt + done, n, done, logits, true, err))) goto done;
+            if (cb && cb->on_logits && cb->on_logits(cb->user, logits, n, V)) {
+                stats->stop_reason = "callback";
+                goto done;
+            }
+            if (done + n == n_prompt && n > 1) memmove(logits, logits + (size_t)(n - 1) * V, (size_t)V * sizeof *logits);
+        }
+    } else if ((st = b->forward(b, prompt, n_prompt, 0, logits, false, err))) {
+        goto done;
+    }
+    double t1         = wgf_llm_now();
+    stats->n_prompt   = n_prompt;
+    stats->prefill_s  = t1 - t0;
+    stats->stop_reason = "max tokens";
+
+    uint32_t pos = n_prompt; /* next position to evaluate */
+    double   t_first = t1, t_last = t1;
+    for (uint32_t gen = 0; gen < p->max_tokens; gen++) {
+        int32_t id;
+        if ((st = wgf_sampler_sample(s, logits, hist, pos, &id, err))) goto done;
+        t_last = wgf_llm_now();
+        if (gen == 0) {
+            t_first      = t_last;
+            stats->ttft_s = t_last - t0;
+        }
+        stats->n_generated++;
+        hist[pos] = id; /* pos <= n_ctx: checked before each forward below */
+        if (cb && cb->on_token && cb->on_token(cb->user, id)) {
+            stats->stop_reason = "callback";
+            break;
+        }
+        if (!p->ignore_eos && is_eos(p, tok, id)) {
+            stats->stop_reason = "eos";
+            break;
+        }
+        if (dt) {
+            const char *txt;
+            size_t      tl;
+            if ((st = wgf_detok_push(dt, id, &txt, &tl, err))) goto done;
+            if (!textbuf_add(&g.pending, txt, tl)) {
+                st = wgf_fail(err, WGF_ERR_NOMEM, "generated text buffer");
+                goto done;
+            }
+            emit_text(&g, false);
+            if (g.stopped_by_string) {
+                stats->stop_reason = "stop string";
+                break;
+            }
+            if (g.stopped_by_callback) {
+                stats->stop_reason = "callback";
+                break;
+            }
+        }
+        if (gen + 1 == p->max_tokens) break;
+        if (pos >= n_ctx) { /* no room in the cache to evaluate this token */
+            stats->stop_reason = "context";
+            break;
+        }
+        /* decode: evaluate the sampled token at position pos */
+        if ((st = b->forward(b, &id, 1, pos, logits, false, err))) goto done;
+        pos++;
+        if (cb && cb->on_logits && cb->on_logits(cb->user, logits, 1, V)) {
+            stats->stop_reason = "callback";
+            break;
+        }
+    }
+    stats->decode_s = t_last - t_first;
+    if (stats->n_generated > 1 && stats->decode_s > 0)
+        stats->decode_tok_s = (double)(stats->n_generated - 1) / stats->decode_s;
+    if (stats->prefill_s > 0) stats->prefill_tok_s = (double)n_prompt / stats->prefill_s;
+
+    /* the tail: bytes of an unfinished character, text held for a possible stop string */
+    if (dt && !g.stopped_by_string && !g.stopped_by_callback) {
+        const char *txt;
+        size_t      tl;
+        if ((st = wgf_detok_flush(dt, &txt, &tl, err))) goto done;
+        if (!textbuf_add(&g.pending, txt, tl)) {
+            st = wgf_fail(err, WGF_ERR_NOMEM, "generated text buffer");
+            goto done;
+        }
+        emit_text(&g, true);
+        if (g.stopped_by_string) stats->stop_reason = "stop string";
+    }
+
+done:
+    wgf_detok_free(dt);
+    free(g.pending.s);
+    free(logits);
+    free(hist);
+    return st;
+}
