@@ -1,0 +1,67 @@
+/* wgfuse — internals shared by the model-file readers (safetensors.c, gguf.c, hf_config.c,
+ * model_load.c, test_model.c). Not part of the public API. */
+#ifndef WGF_LLM_MODEL_FILES_H
+#define WGF_LLM_MODEL_FILES_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/mapfile.h"
+#include "wgfuse/llm.h"
+
+/* ---- dtype.c ---------------------------------------------------------------------------- */
+/* Bytes of `nelems` elements laid out as rows of `ncols` (ncols must be a multiple of the
+ * block size for quantized types). False on overflow or a partial block. */
+bool wgf__dtype_nbytes(enum wgf_dtype t, uint64_t nelems, uint64_t ncols, uint64_t *out);
+/* Encode n floats (n a multiple of the block size for q8_0/q4_0) into dst. */
+void wgf__dtype_encode(enum wgf_dtype t, const float *src, uint64_t n, void *dst);
+/* Decode n elements (a multiple of the block size for q8_0/q4_0) from src to f32. */
+void wgf__dtype_decode(enum wgf_dtype t, const void *src, uint64_t n, float *dst);
+
+/* ---- safetensors.c ---------------------------------------------------------------------- */
+/* One tensor of a parsed safetensors file. Only dtypes we can load are kept as views;
+ * other known dtypes are validated (offsets) and remembered as unsupported. */
+struct wgf__st_tensor {
+    char          *name;      /* NUL-terminated, owned by the file's name pool            */
+    bool           supported; /* dtype is F32/F16/BF16                                    */
+    char           dtype_str[12];
+    enum wgf_dtype dtype;
+    int            n_dims;
+    int64_t        shape[WGF_TENSOR_MAX_DIMS];
+    uint64_t       begin, end; /* byte range in the data section                           */
+    const void    *data;
+};
+
+struct wgf__st_file {
+    char                  *path;
+    struct wgf_mapfile     map;
+    uint64_t               data_off;  /* 8 + header length                               */
+    int64_t                n_tensors;
+    struct wgf__st_tensor *tensors;   /* sorted by name (for lookup)                      */
+    char                  *name_pool;
+};
+
+enum wgf_status wgf__st_open(const char *path, struct wgf__st_file *f, struct wgf_err *err);
+void            wgf__st_close(struct wgf__st_file *f);
+/* Parse an in-memory file image (the mapping is borrowed; used by open and by tests). */
+const struct wgf__st_tensor *wgf__st_find(const struct wgf__st_file *f, const char *name);
+
+/* ---- hf_config.c ------------------------------------------------------------------------ */
+/* Parse config.json text (len bytes) into *cfg. `path` is used in messages. */
+enum wgf_status wgf__hf_config_parse(const char *path, const char *text, size_t len,
+                                     struct wgf_llm_config *cfg, struct wgf_err *err);
+/* Check the derived invariants (positive dims, head divisibility, limits). */
+enum wgf_status wgf__llm_config_check(const char *path, const struct wgf_llm_config *cfg,
+                                      struct wgf_err *err);
+/* Fill Llama-3 frequency factors etc. after parsing (no-op for other types). */
+
+/* ---- names ------------------------------------------------------------------------------ */
+/* llama.cpp's q/k row permutation for Llama (GGUF order <-> HF rotate-half order).
+ * Row r of a (n_head * head_dim, cols) matrix: hf_row -> gguf_row. */
+static inline int64_t wgf__llama_perm_row(int64_t hf_row, int head_dim)
+{
+    int64_t h = hf_row / head_dim, r = hf_row % head_dim, half = head_dim / 2;
+    int64_t i = r / half, j = r % half; /* HF: (h, i, j); GGUF: (h, j, i) */
+    return h * head_dim + j * 2 + i;
+}
+
+#endif
