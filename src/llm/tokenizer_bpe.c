@@ -1,0 +1,132 @@
+/* wgfuse — byte-level BPE merging of one pre-tokenized piece.
+ *
+ * The piece starts as one symbol per byte (the byte's token). Repeatedly the adjacent
+ * pair with the lowest merge rank (leftmost on ties, as HF tokenizers does) is replaced
+ * by its merged token. Symbols form a linked list and candidate pairs sit in a binary
+ * min-heap keyed (rank << 32 | left index), so a piece of n bytes costs O(n log n):
+ * a 1 MiB run of one letter (one piece for every pre-tokenizer) stays well under 2 s.
+ *
+ * Stale heap entries are not removed; on pop, an entry is valid iff the pair now at its
+ * position has the same rank (a rank names exactly one pair, and merging only ever
+ * lengthens the left symbol, so the pair at a position never returns to an old value). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/tokenizer_internal.h"
+
+struct bpe_sym {
+    int32_t id;
+    int32_t prev, next; /* indices, -1 at the ends */
+};
+
+static int32_t pair_rank(const struct wgf__pairmap *m, int32_t a, int32_t b, int32_t *merged)
+{
+    if (!m->key) return -1;
+    uint64_t key = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+    uint64_t x   = key;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    for (size_t i = (size_t)x & m->mask;; i = (i + 1) & m->mask) {
+        if (m->key[i] == key) {
+            *merged = m->id[i];
+            return m->rank[i];
+        }
+        if (m->key[i] == UINT64_MAX) return -1;
+    }
+}
+
+static void heap_push(uint64_t *h, size_t *n, uint64_t v)
+{
+    size_t i = (*n)++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (h[p] <= v) break;
+        h[i] = h[p];
+        i    = p;
+    }
+    h[i] = v;
+}
+
+static uint64_t heap_pop(uint64_t *h, size_t *n)
+{
+    uint64_t top  = h[0];
+    uint64_t last = h[--(*n)];
+    size_t   i = 0, m = *n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= m) break;
+        if (c + 1 < m && h[c + 1] < h[c]) c++;
+        if (last <= h[c]) break;
+        h[i] = h[c];
+        i    = c;
+    }
+    if (m) h[i] = last;
+    return top;
+}
+
+static void try_pair(const struct wgf_tokenizer *t, const struct bpe_sym *s, int32_t left, uint64_t *heap,
+                     size_t *nh)
+{
+    if (left < 0 || s[left].next < 0) return;
+    int32_t merged;
+    int32_t r = pair_rank(&t->merges, s[left].id, s[s[left].next].id, &merged);
+    if (r >= 0) heap_push(heap, nh, ((uint64_t)(uint32_t)r << 32) | (uint32_t)left);
+}
+
+enum wgf_status wgf__bpe_word(const struct wgf_tokenizer *t, const unsigned char *w, size_t len,
+                              struct wgf__ids *out, struct wgf_err *err)
+{
+    if (len == 0) return WGF_OK;
+    if (t->ignore_merges) {
+        /* Llama-3: a piece that is itself a token is emitted whole. */
+        int32_t id = wgf__idmap_get(&t->by_text, t->ents, (const char *)w, len);
+        if (id >= 0) return wgf__ids_push(out, id, err);
+    }
+    if (len == 1) return wgf__ids_push(out, t->byte_id[w[0]], err);
+    if (len > INT32_MAX) return wgf_fail(err, WGF_ERR_LIMIT, "tokenizer: piece of %zu bytes too long", len);
+
+    size_t sb, hb, hcap;
+    if (!wgf_mul_size(len, sizeof(struct bpe_sym), &sb) || !wgf_mul_size(len, 3, &hcap) ||
+        !wgf_mul_size(hcap, sizeof(uint64_t), &hb))
+        return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: piece of %zu bytes too long", len);
+    struct bpe_sym *s    = malloc(sb);
+    uint64_t       *heap = malloc(hb);
+    if (!s || !heap) {
+        free(s);
+        free(heap);
+        return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory for a piece of %zu bytes", len);
+    }
+    for (size_t i = 0; i < len; i++) {
+        s[i].id   = t->byte_id[w[i]];
+        s[i].prev = (int32_t)i - 1;
+        s[i].next = i + 1 < len ? (int32_t)i + 1 : -1;
+    }
+    /* Heap bound: n-1 initial pairs, then at most 2 per merge and ≤ n-1 merges. */
+    size_t nh = 0;
+    for (size_t i = 0; i + 1 < len; i++) try_pair(t, s, (int32_t)i, heap, &nh);
+
+    while (nh) {
+        uint64_t top  = heap_pop(heap, &nh);
+        int32_t  rank = (int32_t)(top >> 32);
+        int32_t  left = (int32_t)(uint32_t)top;
+        int32_t  right = s[left].next;
+        if (s[left].id < 0 || right < 0) continue;
+        int32_t merged;
+        if (pair_rank(&t->merges, s[left].id, s[right].id, &merged) != rank) continue;
+        s[left].id  = merged;
+        s[left].next = s[right].next;
+        if (s[right].next >= 0) s[s[right].next].prev = left;
+        s[right].id = -1; /* dead */
+        try_pair(t, s, s[left].prev, heap, &nh);
+        try_pair(t, s, left, heap, &nh);
+    }
+
+    enum wgf_status st = WGF_OK;
+    for (int32_t i = 0; i >= 0 && !st; i = s[i].next) st = wgf__ids_push(out, s[i].id, err);
+    free(s);
+    free(heap);
+    return st;
+}

@@ -1,0 +1,159 @@
+/* wgfuse — tokenizer internals shared by tokenizer*.c (not a public header).
+ *
+ * Layout of a tokenizer: one entry per id holding the vocabulary string (`str`, as the
+ * file stores it) and the bytes the token stands for (`dec`: byte-level alphabet decoded
+ * for BPE, U+2581 -> ' ' and <0xXX> -> byte for SPM). Two hash maps index them; BPE adds
+ * a pair map (left id, right id) -> (rank, merged id). Loaders (JSON, GGUF spec) fill the
+ * entries, then call wgf__tok_index, add merges, and call wgf__tok_finish. */
+#ifndef WGFUSE_TOKENIZER_INTERNAL_H
+#define WGFUSE_TOKENIZER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wgfuse/status.h"
+#include "wgfuse/tokenizer.h"
+
+/* Longest token string accepted from a file: real vocabularies stay under 1 KiB; the cap
+ * keeps hostile files from making per-token work unbounded. */
+#define WGF__TOK_MAX_LEN 4096u
+/* Largest vocabulary accepted (Gemma's 256k is the largest in use). */
+#define WGF__TOK_MAX_VOCAB (1u << 22)
+/* Pre-tokenizer regexes applied one after another (HF Sequence of Split). */
+#define WGF__TOK_MAX_REGEX 4
+
+struct wgf__tok_entry {
+    char    *str;     /* vocabulary string, NUL-terminated (owned)               */
+    char    *dec;     /* decoded bytes, NUL-terminated (owned, may contain NUL)  */
+    uint32_t str_len; /* bytes of str                                            */
+    uint32_t dec_len; /* bytes of dec                                            */
+    int32_t  type;    /* enum wgf_tok_type                                       */
+    float    score;   /* SPM merge score                                         */
+};
+
+/* Open-addressing map from a byte string to an id; keys live in the entries. */
+struct wgf__idmap {
+    size_t   mask;   /* capacity - 1 (capacity a power of two)  */
+    int32_t *slot;   /* [capacity] id or -1                     */
+    bool     by_dec; /* key is entry.dec (else entry.str)       */
+};
+
+/* Map (left id, right id) -> (merge rank, merged id). */
+struct wgf__pairmap {
+    size_t    mask;
+    size_t    count;
+    uint64_t *key;  /* [capacity] (left << 32 | right), UINT64_MAX empty */
+    int32_t  *rank; /* [capacity]                                       */
+    int32_t  *id;   /* [capacity]                                       */
+};
+
+struct pcre2_real_code_8;
+
+struct wgf_tokenizer {
+    enum wgf_tok_model     model;
+    size_t                 n_vocab;
+    struct wgf__tok_entry *ents;    /* [n_vocab]                                         */
+    struct wgf__idmap      by_str;  /* every token by vocabulary string                  */
+    struct wgf__idmap      by_text; /* BPE: NORMAL tokens by dec; SPM: mergeable by str  */
+    struct wgf__pairmap    merges;  /* BPE only                                          */
+    int32_t                byte_id[256]; /* BPE: single-byte token; SPM: <0xXX> (-1 none) */
+    uint32_t               max_text_len; /* SPM: longest mergeable piece in bytes        */
+
+    /* pre-tokenizer (BPE): regexes applied in order, each splitting the previous pieces */
+    size_t                    n_regex;
+    struct pcre2_real_code_8 *regex[WGF__TOK_MAX_REGEX];
+    bool                      regex_jit[WGF__TOK_MAX_REGEX];
+    bool                      add_prefix_space; /* ByteLevel add_prefix_space            */
+    bool                      ignore_merges;    /* whole-word vocab hit skips merging    */
+
+    /* added tokens (CONTROL, USER_DEFINED, UNKNOWN), sorted by first byte then longest
+     * first, so the first match at a position is the longest */
+    size_t   n_added;
+    int32_t *added;             /* [n_added] ids                          */
+    uint32_t added_first[257];  /* added[added_first[b] .. added_first[b+1]) start with b */
+
+    int32_t bos, eos, unk, pad, eot; /* -1 when absent */
+    bool    add_bos;
+    bool    add_space_prefix; /* SPM */
+    size_t  n_eog;
+    int32_t eog[16];
+};
+
+/* ---- utf8 (tokenizer_utf8.c) --------------------------------------------------------- */
+/* Length (1..4) of the strictly valid UTF-8 character at s (no overlongs, surrogates or
+ * values > U+10FFFF), storing its code point; 0 if s does not start one (n == 0 too). */
+size_t wgf__utf8_next(const unsigned char *s, size_t n, uint32_t *cp);
+/* Length 1..4 of the UTF-8 encoding of cp (cp ≤ 0x10FFFF), written to out. */
+size_t wgf__utf8_put(uint32_t cp, char out[4]);
+/* True if s[0..n) (n ≥ 1) is a proper prefix of some valid character, so more bytes
+ * could complete it. */
+bool wgf__utf8_is_prefix(const unsigned char *s, size_t n);
+/* GPT-2 byte-level alphabet: the code point standing for byte b, and the inverse (-1 if
+ * cp is not in the alphabet). */
+uint32_t wgf__bytelevel_cp(unsigned b);
+int      wgf__bytelevel_byte(uint32_t cp);
+
+/* ---- maps (tokenizer.c) -------------------------------------------------------------- */
+int32_t wgf__idmap_get(const struct wgf__idmap *m, const struct wgf__tok_entry *ents, const char *key,
+                       size_t len);
+
+/* ---- building (tokenizer.c) ---------------------------------------------------------- */
+/* Allocate a tokenizer with n_vocab zeroed entries and all ids -1. */
+enum wgf_status wgf__tok_alloc(enum wgf_tok_model model, size_t n_vocab, const char *src,
+                               struct wgf_tokenizer **out, struct wgf_err *err);
+/* Copy a token string into entry id (type/score set by the caller). */
+enum wgf_status wgf__tok_set(struct wgf_tokenizer *t, size_t id, const char *s, size_t len, const char *src,
+                             struct wgf_err *err);
+/* After all entries are set: compute dec bytes and build by_str / by_text maps.
+ * Duplicate vocabulary strings keep the lowest id. Fills byte_id. */
+enum wgf_status wgf__tok_index(struct wgf_tokenizer *t, const char *src, struct wgf_err *err);
+/* Add merge number `rank` given the two vocabulary strings. `what` names the field for
+ * errors ("model.merges" / "tokenizer.ggml.merges"). */
+enum wgf_status wgf__tok_add_merge(struct wgf_tokenizer *t, const char *a, size_t alen, const char *b,
+                                   size_t blen, size_t rank, const char *src, const char *what,
+                                   struct wgf_err *err);
+/* Size the merge map before adding n merges. */
+enum wgf_status wgf__tok_reserve_merges(struct wgf_tokenizer *t, size_t n, const char *src, struct wgf_err *err);
+/* Last step: checks ids, builds the added-token index and the end-of-generation set. */
+enum wgf_status wgf__tok_finish(struct wgf_tokenizer *t, const char *src, struct wgf_err *err);
+
+/* ---- pre-tokenizer (tokenizer_pretok.c) ---------------------------------------------- */
+/* Compile one regex (UTF + UCP + MATCH_INVALID_UTF, JIT when available) into t. */
+enum wgf_status wgf__pretok_add_regex(struct wgf_tokenizer *t, const char *pattern, const char *src,
+                                      struct wgf_err *err);
+void            wgf__pretok_free(struct wgf_tokenizer *t);
+
+/* A piece of text: [off, off+len) of the fragment being encoded. */
+struct wgf__span {
+    size_t off, len;
+};
+/* Split text into pieces with every regex of t in turn ("Isolated": matches and the gaps
+ * between them are pieces; together they cover the text). *spans is malloc'd. */
+enum wgf_status wgf__pretok_split(const struct wgf_tokenizer *t, const char *text, size_t len,
+                                  struct wgf__span **spans, size_t *n_spans, struct wgf_err *err);
+
+/* ---- encoding (tokenizer.c) ---------------------------------------------------------- */
+/* wgf_tokenizer_encode_ex where, in addition to WGF_TOK_PARSE_SPECIAL, a control token
+ * starting at byte i is recognized when special_ok[i] (special_ok may be NULL): chat
+ * templates encode their scaffolding and the user's text in one pass (so tokens across
+ * the seams are the same as for the whole string) without parsing the user's specials. */
+enum wgf_status wgf__tok_encode_masked(const struct wgf_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                       const unsigned char *special_ok, int32_t **ids, size_t *n, struct wgf_err *err);
+
+/* ---- id output buffer ---------------------------------------------------------------- */
+struct wgf__ids {
+    int32_t *v;
+    size_t   n, cap;
+};
+enum wgf_status wgf__ids_push(struct wgf__ids *o, int32_t id, struct wgf_err *err);
+
+/* ---- models -------------------------------------------------------------------------- */
+/* Byte-level BPE of one pre-tokenized piece (tokenizer_bpe.c). */
+enum wgf_status wgf__bpe_word(const struct wgf_tokenizer *t, const unsigned char *s, size_t len,
+                              struct wgf__ids *out, struct wgf_err *err);
+/* SentencePiece score merge of one text fragment; spaces already escaped (tokenizer_spm.c). */
+enum wgf_status wgf__spm_fragment(const struct wgf_tokenizer *t, const unsigned char *s, size_t len,
+                                  struct wgf__ids *out, struct wgf_err *err);
+
+#endif

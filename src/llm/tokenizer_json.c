@@ -1,0 +1,544 @@
+/* wgfuse — Hugging Face tokenizer.json (+ tokenizer_config.json) loading, and a writer of a
+ * small byte-level BPE tokenizer.json for tests.
+ *
+ * Supported: model.type "BPE" with a ByteLevel pre-tokenizer (alone, or after Split regexes
+ * in a Sequence), merges as "a b" strings or ["a", "b"] arrays, added_tokens, an NFC or
+ * absent normalizer. Anything else is refused with a one-line error naming the file and
+ * the field, never guessed: a wrong guess would silently give the model foreign token ids.
+ * JSON is parsed by jansson with JSON_REJECT_DUPLICATES (iterative, no recursion limit
+ * issue: jansson caps nesting depth at 2048). */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "llm/tokenizer_internal.h"
+
+/* ======================================================================================
+ * loading
+ * ====================================================================================== */
+
+static enum wgf_status load_json(const char *path, json_t **out, struct wgf_err *err)
+{
+    json_error_t je;
+    *out = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (*out) return WGF_OK;
+    if (je.line < 0) return wgf_fail(err, WGF_ERR_IO, "%s: %s", path, je.text);
+    return wgf_fail(err, WGF_ERR_FORMAT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+}
+
+/* Collected from the pre_tokenizer tree. */
+struct pre_cfg {
+    const char *regex[WGF__TOK_MAX_REGEX];
+    size_t      n_regex;
+    bool        byte_level;
+    bool        add_prefix_space;
+};
+
+static enum wgf_status pre_one(const char *path, json_t *p, const char *where, struct pre_cfg *c, struct wgf_err *err)
+{
+    const char *type = json_string_value(json_object_get(p, "type"));
+    if (!type) return wgf_fail(err, WGF_ERR_FORMAT, "%s: %s: no \"type\"", path, where);
+    if (strcmp(type, "ByteLevel") == 0) {
+        if (c->byte_level) return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: two ByteLevel pre-tokenizers", path, where);
+        c->byte_level       = true;
+        c->add_prefix_space = json_is_true(json_object_get(p, "add_prefix_space"));
+        json_t *ur          = json_object_get(p, "use_regex");
+        if (!ur || json_is_true(ur)) {
+            if (c->n_regex >= WGF__TOK_MAX_REGEX)
+                return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: too many regexes", path, where);
+            c->regex[c->n_regex++] = wgf_tok_pre_regex(WGF_TOK_PRE_GPT2);
+        }
+        return WGF_OK;
+    }
+    if (strcmp(type, "Split") == 0) {
+        if (c->byte_level)
+            return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: Split after ByteLevel not supported", path, where);
+        const char *re = json_string_value(json_object_get(json_object_get(p, "pattern"), "Regex"));
+        if (!re)
+            return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: Split pattern must be {\"Regex\": \"...\"}", path, where);
+        const char *beh = json_string_value(json_object_get(p, "behavior"));
+        if (!beh || strcmp(beh, "Isolated") != 0)
+            return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: Split behavior '%s' not supported (Isolated)", path,
+                            where, beh ? beh : "(missing)");
+        if (json_is_true(json_object_get(p, "invert")))
+            return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: inverted Split not supported", path, where);
+        if (c->n_regex >= WGF__TOK_MAX_REGEX)
+            return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: too many Split pre-tokenizers", path, where);
+        c->regex[c->n_regex++] = re;
+        return WGF_OK;
+    }
+    return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: pre-tokenizer type '%s' not supported", path, where, type);
+}
+
+static enum wgf_status parse_pre(const char *path, json_t *root, struct pre_cfg *c, struct wgf_err *err)
+{
+    memset(c, 0, sizeof *c);
+    json_t *p = json_object_get(root, "pre_tokenizer");
+    if (!p || json_is_null(p))
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED,
+                        "%s: no pre_tokenizer: only byte-level BPE tokenizer.json is supported (use the GGUF file for "
+                        "SentencePiece models)",
+                        path);
+    if (!json_is_object(p)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: pre_tokenizer is not an object", path);
+    const char *type = json_string_value(json_object_get(p, "type"));
+    if (type && strcmp(type, "Sequence") == 0) {
+        json_t *arr = json_object_get(p, "pretokenizers");
+        if (!json_is_array(arr)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: pre_tokenizer.pretokenizers is not an array", path);
+        for (size_t i = 0; i < json_array_size(arr); i++) {
+            char where[64];
+            snprintf(where, sizeof where, "pre_tokenizer.pretokenizers[%zu]", i);
+            json_t *e = json_array_get(arr, i);
+            if (!json_is_object(e)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: %s is not an object", path, where);
+            enum wgf_status st = pre_one(path, e, where, c, err);
+            if (st) return st;
+        }
+    } else {
+        enum wgf_status st = pre_one(path, p, "pre_tokenizer", c, err);
+        if (st) return st;
+    }
+    if (!c->byte_level)
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: pre_tokenizer has no ByteLevel step (not byte-level BPE)", path);
+    return WGF_OK;
+}
+
+static enum wgf_status check_normalizer(const char *path, json_t *root, struct wgf_err *err)
+{
+    json_t *n = json_object_get(root, "normalizer");
+    if (!n || json_is_null(n)) return WGF_OK;
+    const char *type = json_string_value(json_object_get(n, "type"));
+    /* NFC is accepted and not applied: no Unicode normalization library is linked, and
+     * text that is already NFC (nearly all typed text) is unaffected. */
+    if (type && strcmp(type, "NFC") == 0) return WGF_OK;
+    return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: normalizer '%s' not supported", path, type ? type : "(no type)");
+}
+
+/* A token named by tokenizer_config.json: a string or {"content": "..."}; NULL if absent. */
+static const char *config_token(json_t *cfg, const char *key)
+{
+    json_t *v = json_object_get(cfg, key);
+    if (json_is_string(v)) return json_string_value(v);
+    if (json_is_object(v)) return json_string_value(json_object_get(v, "content"));
+    return NULL;
+}
+
+/* post_processor TemplateProcessing whose "single" starts with a special token: that
+ * token is BOS and is added (Llama-3). Looks one Sequence level deep. */
+static const char *template_bos(json_t *pp)
+{
+    if (!json_is_object(pp)) return NULL;
+    const char *type = json_string_value(json_object_get(pp, "type"));
+    if (type && strcmp(type, "Sequence") == 0) {
+        json_t *arr = json_object_get(pp, "processors");
+        for (size_t i = 0; i < json_array_size(arr); i++) {
+            json_t     *e  = json_array_get(arr, i);
+            const char *et = json_string_value(json_object_get(e, "type"));
+            if (et && strcmp(et, "TemplateProcessing") == 0) return template_bos(e);
+        }
+        return NULL;
+    }
+    if (!type || strcmp(type, "TemplateProcessing") != 0) return NULL;
+    json_t *first = json_array_get(json_object_get(pp, "single"), 0);
+    return json_string_value(json_object_get(json_object_get(first, "SpecialToken"), "id"));
+}
+
+static enum wgf_status lookup_named(struct wgf_tokenizer *t, const char *path, const char *what, const char *s,
+                                    int32_t *id, struct wgf_err *err)
+{
+    if (!s) return WGF_OK;
+    int32_t v = wgf__idmap_get(&t->by_str, t->ents, s, strlen(s));
+    if (v < 0) return wgf_fail(err, WGF_ERR_FORMAT, "%s: %s '%.64s' is not in the vocabulary", path, what, s);
+    *id = v;
+    return WGF_OK;
+}
+
+static enum wgf_status load_vocab(const char *path, json_t *model, json_t *added, struct wgf_tokenizer **out,
+                                  struct wgf_err *err)
+{
+    json_t *vocab = json_object_get(model, "vocab");
+    if (!json_is_object(vocab)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: model.vocab is not an object", path);
+    if (added && !json_is_array(added)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: added_tokens is not an array", path);
+
+    size_t      n_entries = json_object_size(vocab) + json_array_size(added);
+    json_int_t  max_id    = -1;
+    const char *key;
+    json_t     *val;
+    json_object_foreach(vocab, key, val)
+    {
+        if (!json_is_integer(val) || json_integer_value(val) < 0)
+            return wgf_fail(err, WGF_ERR_FORMAT, "%s: model.vocab['%.64s'] is not a non-negative integer", path, key);
+        if (json_integer_value(val) > max_id) max_id = json_integer_value(val);
+    }
+    for (size_t i = 0; i < json_array_size(added); i++) {
+        json_t *a  = json_array_get(added, i);
+        json_t *id = json_object_get(a, "id");
+        if (!json_is_integer(id) || json_integer_value(id) < 0 || !json_is_string(json_object_get(a, "content")))
+            return wgf_fail(err, WGF_ERR_FORMAT, "%s: added_tokens[%zu]: needs an integer id and a string content", path, i);
+        if (json_integer_value(id) > max_id) max_id = json_integer_value(id);
+    }
+    if (max_id < 0) return wgf_fail(err, WGF_ERR_FORMAT, "%s: model.vocab is empty", path);
+    /* Ids may skip a few numbers, never far: that bounds the table a hostile file asks for. */
+    if ((uint64_t)max_id >= (uint64_t)n_entries + 4096)
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: token id %lld far beyond the %zu tokens defined", path,
+                        (long long)max_id, n_entries);
+
+    struct wgf_tokenizer *t;
+    enum wgf_status       st = wgf__tok_alloc(WGF_TOK_MODEL_BPE, (size_t)max_id + 1, path, &t, err);
+    if (st) return st;
+    json_object_foreach(vocab, key, val)
+    {
+        size_t id = (size_t)json_integer_value(val);
+        if (t->ents[id].str) {
+            st = wgf_fail(err, WGF_ERR_FORMAT, "%s: model.vocab: id %zu used twice ('%.64s')", path, id, key);
+            break;
+        }
+        st = wgf__tok_set(t, id, key, strlen(key), path, err);
+        if (st) break;
+        t->ents[id].type = WGF_TOKEN_NORMAL;
+    }
+    for (size_t i = 0; !st && i < json_array_size(added); i++) {
+        json_t *a = json_array_get(added, i);
+        size_t  id = (size_t)json_integer_value(json_object_get(a, "id"));
+        json_t *c  = json_object_get(a, "content");
+        if (json_string_length(c) == 0) {
+            st = wgf_fail(err, WGF_ERR_FORMAT, "%s: added_tokens[%zu]: empty content", path, i);
+            break;
+        }
+        st = wgf__tok_set(t, id, json_string_value(c), json_string_length(c), path, err);
+        t->ents[id].type = json_is_true(json_object_get(a, "special")) ? WGF_TOKEN_CONTROL : WGF_TOKEN_USER_DEFINED;
+    }
+    if (st) {
+        wgf_tokenizer_free(t);
+        return st;
+    }
+    *out = t;
+    return WGF_OK;
+}
+
+static enum wgf_status load_merges(const char *path, json_t *model, struct wgf_tokenizer *t, struct wgf_err *err)
+{
+    json_t *merges = json_object_get(model, "merges");
+    if (!merges || json_is_null(merges)) merges = NULL;
+    if (merges && !json_is_array(merges)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: model.merges is not an array", path);
+    size_t          n  = json_array_size(merges);
+    enum wgf_status st = wgf__tok_reserve_merges(t, n, path, err);
+    for (size_t i = 0; i < n && !st; i++) {
+        json_t *m = json_array_get(merges, i);
+        if (json_is_string(m)) {
+            const char *s  = json_string_value(m);
+            size_t      l  = json_string_length(m);
+            const char *sp = l > 1 ? memchr(s + 1, ' ', l - 1) : NULL;
+            if (!sp || sp + 1 == s + l || memchr(sp + 1, ' ', (size_t)(s + l - sp - 1)))
+                return wgf_fail(err, WGF_ERR_FORMAT, "%s: model.merges[%zu]: '%.64s' is not \"left right\"", path, i, s);
+            st = wgf__tok_add_merge(t, s, (size_t)(sp - s), sp + 1, (size_t)(s + l - sp - 1), i, path, "model.merges",
+                                    err);
+        } else if (json_is_array(m) && json_array_size(m) == 2 && json_is_string(json_array_get(m, 0)) &&
+                   json_is_string(json_array_get(m, 1))) {
+            json_t *a = json_array_get(m, 0), *b = json_array_get(m, 1);
+            st = wgf__tok_add_merge(t, json_string_value(a), json_string_length(a), json_string_value(b),
+                                    json_string_length(b), i, path, "model.merges", err);
+        } else {
+            return wgf_fail(err, WGF_ERR_FORMAT, "%s: model.merges[%zu] is neither \"a b\" nor [\"a\", \"b\"]", path, i);
+        }
+    }
+    return st;
+}
+
+static enum wgf_status apply_config(const char *path, const char *cfg_path, json_t *root, struct wgf_tokenizer *t,
+                                    struct wgf_err *err)
+{
+    enum wgf_status st;
+    const char     *tbos = template_bos(json_object_get(root, "post_processor"));
+    if (tbos) {
+        if ((st = lookup_named(t, path, "post_processor BOS", tbos, &t->bos, err))) return st;
+        t->add_bos = true;
+    }
+    if (cfg_path) {
+        json_t *cfg;
+        if ((st = load_json(cfg_path, &cfg, err))) return st;
+        if (!json_is_object(cfg)) {
+            json_decref(cfg);
+            return wgf_fail(err, WGF_ERR_FORMAT, "%s: not a JSON object", cfg_path);
+        }
+        st = lookup_named(t, cfg_path, "bos_token", config_token(cfg, "bos_token"), &t->bos, err);
+        if (!st) st = lookup_named(t, cfg_path, "eos_token", config_token(cfg, "eos_token"), &t->eos, err);
+        if (!st) st = lookup_named(t, cfg_path, "unk_token", config_token(cfg, "unk_token"), &t->unk, err);
+        if (!st) st = lookup_named(t, cfg_path, "pad_token", config_token(cfg, "pad_token"), &t->pad, err);
+        json_t *ab = json_object_get(cfg, "add_bos_token");
+        if (!st && ab && !json_is_boolean(ab))
+            st = wgf_fail(err, WGF_ERR_FORMAT, "%s: add_bos_token is not a boolean", cfg_path);
+        if (!st && ab) t->add_bos = json_is_true(ab);
+        json_decref(cfg);
+        if (st) return st;
+    }
+    if (t->eos < 0) {
+        /* No config: the conventional end-of-text token, if the vocabulary has one. */
+        static const char *const names[] = {"<|endoftext|>", "<|end_of_text|>", "</s>"};
+        for (size_t i = 0; i < 3 && t->eos < 0; i++) t->eos = wgf__idmap_get(&t->by_str, t->ents, names[i], strlen(names[i]));
+    }
+    return WGF_OK;
+}
+
+enum wgf_status wgf_tokenizer_load_json(const char *path, const char *cfg_path, struct wgf_tokenizer **out,
+                                        struct wgf_err *err)
+{
+    if (!path || !out) return wgf_fail(err, WGF_ERR_ARG, "tokenizer_load_json: NULL argument");
+    *out = NULL;
+    json_t         *root;
+    enum wgf_status st = load_json(path, &root, err);
+    if (st) return st;
+    struct wgf_tokenizer *t = NULL;
+    json_t               *model = json_object_get(root, "model");
+    const char           *type  = json_string_value(json_object_get(model, "type"));
+    struct pre_cfg        pre;
+    if (!json_is_object(root)) {
+        st = wgf_fail(err, WGF_ERR_FORMAT, "%s: not a JSON object", path);
+    } else if (!json_is_object(model)) {
+        st = wgf_fail(err, WGF_ERR_FORMAT, "%s: no \"model\" object", path);
+    } else if (type && strcmp(type, "BPE") != 0) {
+        st = wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: model.type '%.32s' not supported (only BPE)", path, type);
+    } else if (!type && !json_object_get(model, "merges")) {
+        st = wgf_fail(err, WGF_ERR_FORMAT, "%s: model has no \"type\" and no merges", path);
+    } else if (json_is_true(json_object_get(model, "byte_fallback"))) {
+        st = wgf_fail(err, WGF_ERR_UNSUPPORTED,
+                      "%s: BPE with byte_fallback (SentencePiece-style tokenizer.json) not supported; use the GGUF file",
+                      path);
+    } else {
+        const char *cp = json_string_value(json_object_get(model, "continuing_subword_prefix"));
+        const char *ew = json_string_value(json_object_get(model, "end_of_word_suffix"));
+        if ((cp && *cp) || (ew && *ew))
+            st = wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: model.continuing_subword_prefix/end_of_word_suffix not supported",
+                          path);
+    }
+    if (!st) st = check_normalizer(path, root, err);
+    if (!st) st = parse_pre(path, root, &pre, err);
+    if (!st) st = load_vocab(path, model, json_object_get(root, "added_tokens"), &t, err);
+    if (!st) st = wgf__tok_index(t, path, err);
+    if (!st) st = load_merges(path, model, t, err);
+    for (size_t i = 0; !st && i < pre.n_regex; i++) st = wgf__pretok_add_regex(t, pre.regex[i], path, err);
+    if (!st) {
+        t->add_prefix_space = pre.add_prefix_space;
+        t->ignore_merges    = json_is_true(json_object_get(model, "ignore_merges"));
+        st                  = apply_config(path, cfg_path, root, t, err);
+    }
+    if (!st) st = wgf__tok_finish(t, path, err);
+    json_decref(root);
+    if (st) {
+        wgf_tokenizer_free(t);
+        return st;
+    }
+    *out = t;
+    return WGF_OK;
+}
+
+/* ======================================================================================
+ * test tokenizer writer
+ * ====================================================================================== */
+
+/* Words whose left-to-right merges make the test vocabulary, in the byte-level alphabet
+ * (Ġ = space, Ċ = newline, Ã© = "é"). Order sets the ranks: "Ġ t" (from "Ġthe") ranks
+ * before "t h" (from "the"), which the known-answer tests rely on. */
+static const char *const test_words[] = {
+    "Ġthe", "the", "Ġa", "Ġand", "Ġof", "Ġto", "Ġin", "Ġis", "Ġit", "Ġthat", "Ġfor", "Ġyou", "Ġwith", "Ġon",
+    "Ġas", "Ġare", "Ġthis", "Ġbe", "Ġat", "Ġhave", "Ġnot", "ing", "er", "ed", "es", "re", "on", "an", "Ġhello",
+    "Ġworld", "Hello", "Ġquick", "Ġbrown", "Ġfox", "Ġjumps", "Ġover", "Ġlazy", "Ġdog", "ĠĠ", "ĠĠĠĠ", "ĊĊ",
+    "Ġ=", "()", "Ġreturn", "Ġint", "Ġuser", "Ġsystem", "user", "assistant", "system", "Ġhelpful", "You",
+    ".Ċ", "Ġcafe", "ĠcafÃ©", "Ġ{Ċ", "ĠĠĠ",
+};
+
+static const char *const test_specials[] = {"<|endoftext|>", "<|im_start|>", "<|im_end|>"};
+
+struct test_vocab {
+    char  *tok[WGF_TOK_TEST_VOCAB_MAX];
+    size_t n;
+    char  *merge_a[WGF_TOK_TEST_VOCAB_MAX], *merge_b[WGF_TOK_TEST_VOCAB_MAX];
+    size_t n_merges;
+};
+
+static int tv_find(const struct test_vocab *v, const char *s)
+{
+    for (size_t i = 0; i < v->n; i++)
+        if (strcmp(v->tok[i], s) == 0) return (int)i;
+    return -1;
+}
+
+static void tv_free(struct test_vocab *v)
+{
+    for (size_t i = 0; i < v->n; i++) free(v->tok[i]);
+    for (size_t i = 0; i < v->n_merges; i++) free(v->merge_a[i]), free(v->merge_b[i]);
+}
+
+static char *cat2(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    char  *s  = malloc(la + lb + 1);
+    if (!s) return NULL;
+    memcpy(s, a, la);
+    memcpy(s + la, b, lb + 1);
+    return s;
+}
+
+/* Build 256 byte tokens and the merges of test_words (small, fixed sizes: no overflow). */
+static enum wgf_status build_test_vocab(struct test_vocab *v, struct wgf_err *err)
+{
+    memset(v, 0, sizeof *v);
+    for (unsigned b = 0; b < 256; b++) {
+        char   s[5];
+        size_t n = wgf__utf8_put(wgf__bytelevel_cp(b), s);
+        s[n]     = '\0';
+        if (!(v->tok[v->n++] = cat2(s, ""))) return wgf_fail(err, WGF_ERR_NOMEM, "test tokenizer: out of memory");
+    }
+    size_t max_tokens = WGF_TOK_TEST_VOCAB_MAX - sizeof test_specials / sizeof test_specials[0];
+    for (size_t w = 0; w < sizeof test_words / sizeof test_words[0]; w++) {
+        const unsigned char *s = (const unsigned char *)test_words[w];
+        size_t               n = strlen(test_words[w]);
+        uint32_t             cp;
+        size_t               k   = wgf__utf8_next(s, n, &cp);
+        char                *cur = malloc(k + 1);
+        if (!cur) return wgf_fail(err, WGF_ERR_NOMEM, "test tokenizer: out of memory");
+        memcpy(cur, s, k);
+        cur[k] = '\0';
+        for (size_t i = k; i < n; i += k) {
+            k = wgf__utf8_next(s + i, n - i, &cp);
+            char ch[5];
+            memcpy(ch, s + i, k);
+            ch[k]      = '\0';
+            char *next = cat2(cur, ch);
+            if (!next) return free(cur), wgf_fail(err, WGF_ERR_NOMEM, "test tokenizer: out of memory");
+            if (tv_find(v, next) < 0) {
+                if (v->n >= max_tokens) return free(cur), free(next), wgf_fail(err, WGF_ERR_INTERNAL, "test tokenizer: too many merges");
+                v->merge_a[v->n_merges] = cur;
+                v->merge_b[v->n_merges] = cat2(ch, "");
+                if (!v->merge_b[v->n_merges]) return free(next), wgf_fail(err, WGF_ERR_NOMEM, "out of memory");
+                v->n_merges++;
+                v->tok[v->n++] = cat2(next, "");
+                if (!v->tok[v->n - 1]) return free(next), wgf_fail(err, WGF_ERR_NOMEM, "out of memory");
+            } else {
+                free(cur);
+            }
+            cur = next;
+        }
+        free(cur);
+    }
+    return WGF_OK;
+}
+
+/* json_object_set_new et al. return -1 on allocation failure; collect into one flag. */
+#define JSET(ok, obj, key, val) ((ok) = (ok) && json_object_set_new((obj), (key), (val)) == 0)
+#define JAPP(ok, arr, val) ((ok) = (ok) && json_array_append_new((arr), (val)) == 0)
+
+static json_t *test_json(const struct test_vocab *v)
+{
+    bool    ok   = true;
+    json_t *root = json_object(), *added = json_array(), *vocab = json_object(), *merges = json_array();
+    json_t *model = json_object(), *pre = json_object(), *seq = json_array(), *split = json_object(),
+           *pat = json_object(), *bl = json_object(), *dec = json_object(), *post = json_object();
+    ok = root && added && vocab && merges && model && pre && seq && split && pat && bl && dec && post;
+    if (!ok) {
+        json_t *all[] = {root, added, vocab, merges, model, pre, seq, split, pat, bl, dec, post};
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) json_decref(all[i]);
+        return NULL;
+    }
+    JSET(ok, root, "version", json_string("1.0"));
+    JSET(ok, root, "truncation", json_null());
+    JSET(ok, root, "padding", json_null());
+    for (size_t i = 0; i < sizeof test_specials / sizeof test_specials[0]; i++) {
+        json_t *a = json_object();
+        if (!a) {
+            ok = false;
+            break;
+        }
+        JSET(ok, a, "id", json_integer((json_int_t)(v->n + i)));
+        JSET(ok, a, "content", json_string(test_specials[i]));
+        JSET(ok, a, "single_word", json_false());
+        JSET(ok, a, "lstrip", json_false());
+        JSET(ok, a, "rstrip", json_false());
+        JSET(ok, a, "normalized", json_false());
+        JSET(ok, a, "special", json_true());
+        JAPP(ok, added, a);
+    }
+    JSET(ok, root, "added_tokens", added);
+    JSET(ok, root, "normalizer", json_null());
+    JSET(ok, pat, "Regex", json_string(wgf_tok_pre_regex(WGF_TOK_PRE_QWEN2)));
+    JSET(ok, split, "type", json_string("Split"));
+    JSET(ok, split, "pattern", pat);
+    JSET(ok, split, "behavior", json_string("Isolated"));
+    JSET(ok, split, "invert", json_false());
+    JSET(ok, bl, "type", json_string("ByteLevel"));
+    JSET(ok, bl, "add_prefix_space", json_false());
+    JSET(ok, bl, "trim_offsets", json_false());
+    JSET(ok, bl, "use_regex", json_false());
+    JAPP(ok, seq, split);
+    JAPP(ok, seq, bl);
+    JSET(ok, pre, "type", json_string("Sequence"));
+    JSET(ok, pre, "pretokenizers", seq);
+    JSET(ok, root, "pre_tokenizer", pre);
+    JSET(ok, post, "type", json_string("ByteLevel"));
+    JSET(ok, post, "add_prefix_space", json_false());
+    JSET(ok, post, "trim_offsets", json_false());
+    JSET(ok, post, "use_regex", json_false());
+    JSET(ok, root, "post_processor", post);
+    JSET(ok, dec, "type", json_string("ByteLevel"));
+    JSET(ok, dec, "add_prefix_space", json_false());
+    JSET(ok, dec, "trim_offsets", json_false());
+    JSET(ok, dec, "use_regex", json_false());
+    JSET(ok, root, "decoder", dec);
+    for (size_t i = 0; i < v->n; i++) JSET(ok, vocab, v->tok[i], json_integer((json_int_t)i));
+    for (size_t i = 0; i < v->n_merges; i++) {
+        json_t *m = json_pack("[ss]", v->merge_a[i], v->merge_b[i]);
+        if (!m) ok = false;
+        JAPP(ok, merges, m);
+    }
+    JSET(ok, model, "type", json_string("BPE"));
+    JSET(ok, model, "dropout", json_null());
+    JSET(ok, model, "unk_token", json_null());
+    JSET(ok, model, "continuing_subword_prefix", json_string(""));
+    JSET(ok, model, "end_of_word_suffix", json_string(""));
+    JSET(ok, model, "fuse_unk", json_false());
+    JSET(ok, model, "byte_fallback", json_false());
+    JSET(ok, model, "ignore_merges", json_false());
+    JSET(ok, model, "vocab", vocab);
+    JSET(ok, model, "merges", merges);
+    JSET(ok, root, "model", model);
+    if (!ok) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+enum wgf_status wgf_tokenizer_write_test_json(const char *path, struct wgf_err *err)
+{
+    if (!path) return wgf_fail(err, WGF_ERR_ARG, "tokenizer_write_test_json: NULL path");
+    struct test_vocab v;
+    enum wgf_status   st = build_test_vocab(&v, err);
+    json_t           *root = st ? NULL : test_json(&v);
+    if (!st && !root) st = wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory building the test tokenizer", path);
+    tv_free(&v);
+    if (st) return st;
+
+    /* Temporary name + rename: a killed writer never leaves a truncated tokenizer.json. */
+    size_t plen = strlen(path), tlen;
+    char  *tmp  = NULL;
+    if (wgf_add_size(plen, 16, &tlen)) tmp = malloc(tlen);
+    if (!tmp) {
+        json_decref(root);
+        return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", path);
+    }
+    snprintf(tmp, tlen, "%s.tmp", path);
+    int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+    json_decref(root);
+    if (rc != 0) {
+        unlink(tmp);
+        free(tmp);
+        return wgf_fail(err, WGF_ERR_IO, "%s: cannot write", path);
+    }
+    if (rename(tmp, path) != 0) {
+        unlink(tmp);
+        free(tmp);
+        return wgf_fail(err, WGF_ERR_IO, "%s: cannot rename the temporary file into place", path);
+    }
+    free(tmp);
+    return WGF_OK;
+}
