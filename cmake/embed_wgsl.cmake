@@ -1,6 +1,6 @@
 # Turns src/kernels/<role>.wgsl into a C table {name, source} plus one symbol per file,
 # wgf_wgsl_<role>. Run by CMake at build time; OUT and FILES are passed with -D.
-set(body "/* Generated from src/kernels/*.wgsl by cmake/embed_wgsl.cmake. Do not edit. */\n#include \"gpu/kernels.h\"\n\n")
+set(body "/* Generated from the WGSL files of src/kernels by cmake/embed_wgsl.cmake. Do not edit. */\n#include \"gpu/kernels.h\"\n\n")
 set(table "")
 set(count 0)
 foreach(f ${FILES})
@@ -14,7 +14,7 @@ foreach(f ${FILES})
   string(APPEND table "    {\"${name}\", wgf_wgsl_${name}, ${nbytes}},\n")
   math(EXPR count "${count} + 1")
 endforeach()
-string(APPEND body "\nconst struct wgf_kernel_src wgf_kernel_table[] = {\n${table}    {0, 0, 0}};\nconst int wgf_kernel_count = ${count};\n")
+string(APPEND body "\nconst struct wgf_kernel_src wgf_kernel_table[] = {\n${table}    {0, 0, 0}};\nconst int wgf_kernel_table_count = ${count};\n")
 file(WRITE "${OUT}.tmp" "${body}")
 file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
 file(REMOVE "${OUT}.tmp")

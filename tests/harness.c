@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "util/sanitize_pin.h"
 #include "wgfuse/gpu.h"
 
 bool wgf_t_check(struct wgf_t *t, bool ok, const char *name, const char *fmt, ...)
@@ -41,6 +42,7 @@ int wgf_t_finish(const struct wgf_t *t)
 
 struct wgf_ctx *wgf_t_gpu(struct wgf_t *t)
 {
+    wgf_sanitize_pin_drivers();
     struct wgf_gpu_options opt = wgf_gpu_options_default();
     struct wgf_ctx *ctx = NULL;
     struct wgf_err err = {0};

@@ -101,6 +101,9 @@ const char *wgf_feature_name(uint32_t feature);
 enum wgf_status wgf_gpu_list_adapters(const struct wgf_gpu_options *opt, struct wgf_adapter_desc *out,
                                       int cap, int *n_out, struct wgf_err *err);
 
+/* The implementation library a context would load for `requested` (NULL: the default). */
+const char *wgf_gpu_lib_path(const char *requested);
+
 /* ---- context ---------------------------------------------------------------------------- */
 /* Load the implementation, pick the adapter (options->adapter), create the device with the
  * compute features present (shader-f16, subgroups, timestamp-query) and the adapter's full
@@ -216,6 +219,12 @@ void            wgf_timer_reset(wgf_timer *t);
 /* Read back the durations (ns) of the passes recorded since the last reset; *n = count.
  * Waits for submitted work. */
 enum wgf_status wgf_timer_read(wgf_ctx *ctx, wgf_timer *t, double *pass_ns, uint32_t cap, uint32_t *n);
+
+/* ---- self-check ------------------------------------------------------------------------- */
+/* Run the embedded selfcheck_saxpy kernel on n seeded random values (y = a*x + y) and
+ * compare with the same computation in C. *max_abs_err gets the largest difference;
+ * WGF_ERR_INTERNAL when it exceeds 1e-6 relative (the GPU computed something else). */
+enum wgf_status wgf_gpu_selfcheck(wgf_ctx *ctx, uint32_t n, uint64_t seed, double *max_abs_err);
 
 #ifdef __cplusplus
 }

@@ -57,7 +57,7 @@ enum wgf_status wgf_err_prefix(struct wgf_err *e, const char *fmt, ...)
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, e->msg, sizeof old);
-    snprintf(e->msg, sizeof e->msg, "%s: %s", prefix, old);
+    snprintf(e->msg, sizeof e->msg, "%.400s: %.600s", prefix, old);
     one_line(e->msg);
     return e->status;
 }

@@ -1,0 +1,234 @@
+/* wgfuse runtime — labelled GPU buffers, uploads and downloads. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu_internal.h"
+
+/* Reads go through one MapRead staging buffer per context, in chunks of at most this. */
+#define WGF_STAGING_MAX (64ull << 20)
+
+static char *fmt_bytes(uint64_t n, char *buf, size_t cap)
+{
+    if (n >= (1ull << 30)) snprintf(buf, cap, "%.2f GiB", (double)n / (double)(1ull << 30));
+    else if (n >= (1ull << 20)) snprintf(buf, cap, "%.1f MiB", (double)n / (double)(1ull << 20));
+    else snprintf(buf, cap, "%llu B", (unsigned long long)n);
+    return buf;
+}
+
+enum wgf_status wgf_buffer_create(wgf_ctx *ctx, const char *label, uint64_t size, unsigned usage, wgf_buffer **out)
+{
+    *out = NULL;
+    enum wgf_status s = wgf__check(ctx);
+    if (s != WGF_OK) return s;
+    if (!label || !*label) return wgf__fail(ctx, WGF_ERR_ARG, "wgf_buffer_create: every buffer needs a label");
+    if (size == 0) return wgf__fail(ctx, WGF_ERR_ARG, "buffer '%s': size 0", label);
+    uint64_t alloc;
+    if (!wgf_add_u64(size, 3, &alloc)) return wgf__fail(ctx, WGF_ERR_LIMIT, "buffer '%s': size overflows", label);
+    alloc &= ~3ull;
+    char a[32], b[32];
+    if (alloc > ctx->limits.max_buffer_size)
+        return wgf__fail(ctx, WGF_ERR_LIMIT, "buffer '%s': %s exceeds the device's maxBufferSize (%s)", label,
+                         fmt_bytes(size, a, sizeof a), fmt_bytes(ctx->limits.max_buffer_size, b, sizeof b));
+
+    WGPUBufferUsage u = WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
+    if (usage & WGF_BUF_STORAGE || !usage) u |= WGPUBufferUsage_Storage;
+    if (usage & WGF_BUF_UNIFORM) u |= WGPUBufferUsage_Uniform;
+    if (usage & WGF_BUF_INDIRECT) u |= WGPUBufferUsage_Indirect | WGPUBufferUsage_Storage;
+
+    wgf_buffer *buf = calloc(1, sizeof *buf);
+    if (!buf) return wgf__fail(ctx, WGF_ERR_NOMEM, "buffer '%s': out of host memory", label);
+    buf->ctx        = ctx;
+    buf->size       = size;
+    buf->alloc_size = alloc;
+    buf->usage      = usage;
+    snprintf(buf->label, sizeof buf->label, "%s", label);
+
+    WGPUBufferDescriptor d;
+    memset(&d, 0, sizeof d);
+    d.label = wgf__sv(buf->label);
+    d.usage = u;
+    d.size  = alloc;
+    wgf__scope_push(ctx);
+    buf->h = ctx->p.DeviceCreateBuffer(ctx->device, &d);
+    ctx->n_buffer_creates++;
+    bool inject = ctx->fault.fail_buffer_create && ctx->n_buffer_creates == ctx->fault.fail_buffer_create;
+    if (inject && ctx->p.DeviceInjectError) /* drive the real out-of-memory path through the scope */
+        ctx->p.DeviceInjectError(ctx->device, WGPUErrorType_OutOfMemory, wgf__sv("injected out-of-memory fault"));
+    char what[160];
+    snprintf(what, sizeof what, "buffer '%s' (%s)", buf->label, fmt_bytes(size, a, sizeof a));
+    s = wgf__scope_pop(ctx, WGF_ERR_GPU, what);
+    if (s == WGF_OK && inject) s = wgf__fail(ctx, WGF_ERR_GPU_OOM, "%s: out of GPU memory: injected fault", what);
+    if (s == WGF_OK && !buf->h) s = wgf__fail(ctx, WGF_ERR_GPU_OOM, "%s: createBuffer returned nothing", what);
+    if (s != WGF_OK) {
+        wgf_buffer_free(buf);
+        return s;
+    }
+    *out = buf;
+    return WGF_OK;
+}
+
+void wgf_buffer_free(wgf_buffer *buf)
+{
+    if (!buf) return;
+    if (buf->h) {
+        buf->ctx->p.BufferDestroy(buf->h); /* frees GPU memory now, not at the last release */
+        WGF_RELEASE(buf->ctx, Buffer, buf->h);
+    }
+    free(buf);
+}
+
+uint64_t wgf_buffer_size(const wgf_buffer *buf) { return buf->size; }
+const char *wgf_buffer_label(const wgf_buffer *buf) { return buf->label; }
+
+static enum wgf_status check_range(wgf_ctx *ctx, const wgf_buffer *buf, uint64_t off, uint64_t n, const char *op)
+{
+    uint64_t end;
+    if (!wgf_add_u64(off, n, &end) || end > buf->size)
+        return wgf__fail(ctx, WGF_ERR_ARG, "%s buffer '%s': range [%llu, +%llu) outside its %llu bytes", op, buf->label,
+                         (unsigned long long)off, (unsigned long long)n, (unsigned long long)buf->size);
+    if (off % 4 || (n % 4 && end != buf->size))
+        return wgf__fail(ctx, WGF_ERR_ARG,
+                         "%s buffer '%s': offset and size must be multiples of 4 except for a range ending at the "
+                         "buffer's end (offset %llu, size %llu)",
+                         op, buf->label, (unsigned long long)off, (unsigned long long)n);
+    return WGF_OK;
+}
+
+enum wgf_status wgf_buffer_write(wgf_ctx *ctx, wgf_buffer *buf, uint64_t offset, const void *src, size_t n)
+{
+    enum wgf_status s = wgf__check(ctx);
+    if (s != WGF_OK) return s;
+    if (n == 0) return WGF_OK;
+    s = check_range(ctx, buf, offset, n, "write to");
+    if (s != WGF_OK) return s;
+    size_t body = n & ~(size_t)3;
+    if (body) ctx->p.QueueWriteBuffer(ctx->queue, buf->h, offset, src, body);
+    if (body != n) { /* the tail reaches the logical end: pad it into the rounded allocation */
+        uint8_t tail[4] = {0, 0, 0, 0};
+        memcpy(tail, (const uint8_t *)src + body, n - body);
+        ctx->p.QueueWriteBuffer(ctx->queue, buf->h, offset + body, tail, 4);
+    }
+    return WGF_OK;
+}
+
+struct map_req {
+    atomic_bool        done;
+    WGPUMapAsyncStatus status;
+    char               msg[256];
+};
+static void on_map(WGPUMapAsyncStatus st, WGPUStringView msg, void *u1, void *u2)
+{
+    (void)u2;
+    struct map_req *r = u1;
+    r->status = st;
+    size_t len = !msg.data ? 0 : msg.length == WGPU_STRLEN ? strlen(msg.data) : msg.length;
+    snprintf(r->msg, sizeof r->msg, "%.*s", (int)len, msg.data ? msg.data : "");
+    atomic_store(&r->done, true);
+}
+
+static enum wgf_status ensure_staging(wgf_ctx *ctx, uint64_t n)
+{
+    if (ctx->staging && ctx->staging_size >= n) return WGF_OK;
+    WGF_RELEASE(ctx, Buffer, ctx->staging);
+    uint64_t size = 1u << 16;
+    while (size < n) size <<= 1;
+    WGPUBufferDescriptor d;
+    memset(&d, 0, sizeof d);
+    d.label = wgf__sv("readback staging");
+    d.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+    d.size  = size;
+    wgf__scope_push(ctx);
+    ctx->staging = ctx->p.DeviceCreateBuffer(ctx->device, &d);
+    enum wgf_status s = wgf__scope_pop(ctx, WGF_ERR_GPU, "buffer 'readback staging'");
+    if (s != WGF_OK) {
+        WGF_RELEASE(ctx, Buffer, ctx->staging);
+        return s;
+    }
+    ctx->staging_size = size;
+    return WGF_OK;
+}
+
+enum wgf_status wgf__readback(wgf_ctx *ctx, WGPUBuffer src, uint64_t offset, void *dst, uint64_t n, const char *what)
+{
+    uint64_t done = 0;
+    while (done < n) {
+        uint64_t chunk = n - done < WGF_STAGING_MAX ? n - done : WGF_STAGING_MAX;
+        enum wgf_status s = ensure_staging(ctx, chunk);
+        if (s != WGF_OK) return s;
+        WGPUCommandEncoderDescriptor ed;
+        memset(&ed, 0, sizeof ed);
+        ed.label = wgf__sv("readback copy");
+        WGPUCommandEncoder enc = ctx->p.DeviceCreateCommandEncoder(ctx->device, &ed);
+        ctx->p.CommandEncoderCopyBufferToBuffer(enc, src, offset + done, ctx->staging, 0, chunk);
+        WGPUCommandBuffer cb = ctx->p.CommandEncoderFinish(enc, NULL);
+        ctx->p.QueueSubmit(ctx->queue, 1, &cb);
+        WGF_RELEASE(ctx, CommandBuffer, cb);
+        WGF_RELEASE(ctx, CommandEncoder, enc);
+
+        struct map_req r;
+        memset(&r, 0, sizeof r);
+        atomic_init(&r.done, false);
+        WGPUBufferMapCallbackInfo mcb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_map, &r, NULL};
+        ctx->p.BufferMapAsync(ctx->staging, WGPUMapMode_Read, 0, (size_t)chunk, mcb);
+        char wait_what[200];
+        snprintf(wait_what, sizeof wait_what, "read-back of %s", what);
+        s = wgf__wait(ctx, &r.done, wait_what);
+        ctx->n_maps++;
+        bool inject = ctx->fault.fail_map && ctx->n_maps == ctx->fault.fail_map;
+        if (s == WGF_OK && (r.status != WGPUMapAsyncStatus_Success || inject)) {
+            if (r.status == WGPUMapAsyncStatus_Success) ctx->p.BufferUnmap(ctx->staging);
+            return wgf__fail(ctx, WGF_ERR_GPU, "%s: mapAsync failed: %s", wait_what,
+                             inject ? "injected fault" : r.msg[0] ? r.msg : "unknown reason");
+        }
+        if (s != WGF_OK) return s;
+        const void *m = ctx->p.BufferGetConstMappedRange(ctx->staging, 0, (size_t)chunk);
+        if (!m) {
+            ctx->p.BufferUnmap(ctx->staging);
+            return wgf__fail(ctx, WGF_ERR_GPU, "%s: mapped range unavailable", wait_what);
+        }
+        memcpy((uint8_t *)dst + done, m, (size_t)chunk);
+        ctx->p.BufferUnmap(ctx->staging);
+        done += chunk;
+    }
+    return WGF_OK;
+}
+
+enum wgf_status wgf_buffer_read(wgf_ctx *ctx, wgf_buffer *buf, uint64_t offset, void *dst, size_t n)
+{
+    enum wgf_status s = wgf__check(ctx);
+    if (s != WGF_OK) return s;
+    if (n == 0) return WGF_OK;
+    s = check_range(ctx, buf, offset, n, "read from");
+    if (s != WGF_OK) return s;
+    size_t body = n & ~(size_t)3;
+    char what[128];
+    snprintf(what, sizeof what, "buffer '%s'", buf->label);
+    if (body) {
+        s = wgf__readback(ctx, buf->h, offset, dst, body, what);
+        if (s != WGF_OK) return s;
+    }
+    if (body != n) {
+        uint8_t tail[4];
+        s = wgf__readback(ctx, buf->h, offset + body, tail, 4, what);
+        if (s != WGF_OK) return s;
+        memcpy((uint8_t *)dst + body, tail, n - body);
+    }
+    return wgf__check(ctx);
+}
+
+enum wgf_status wgf_buffer_fill_u32(wgf_ctx *ctx, wgf_buffer *buf, uint32_t pattern)
+{
+    enum wgf_status s = wgf__check(ctx);
+    if (s != WGF_OK) return s;
+    size_t chunk = 1u << 20;
+    uint32_t *tmp = malloc(chunk);
+    if (!tmp) return wgf__fail(ctx, WGF_ERR_NOMEM, "fill '%s': out of host memory", buf->label);
+    for (size_t i = 0; i < chunk / 4; i++) tmp[i] = pattern;
+    for (uint64_t off = 0; off < buf->alloc_size; off += chunk) {
+        uint64_t n = buf->alloc_size - off < chunk ? buf->alloc_size - off : chunk;
+        ctx->p.QueueWriteBuffer(ctx->queue, buf->h, off, tmp, (size_t)n);
+    }
+    free(tmp);
+    return WGF_OK;
+}

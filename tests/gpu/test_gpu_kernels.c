@@ -1,0 +1,156 @@
+/* Runtime: a kernel's output equals a CPU computation on random input (poison past the
+ * output stays untouched); many dispatches in one pass == one pass each == one submit each;
+ * the pipeline cache; GPU timestamps. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "wgfuse/gpu.h"
+
+struct params {
+    float    a;
+    uint32_t n;
+};
+
+struct rig {
+    wgf_pipeline   *p;
+    wgf_buffer     *y, *x, *u;
+    wgf_bind_group *bg;
+};
+
+static bool rig_init(wgf_ctx *ctx, struct rig *g, uint32_t cap)
+{
+    memset(g, 0, sizeof *g);
+    return wgf_pipeline_for_kernel(ctx, "selfcheck_saxpy", &g->p) == WGF_OK &&
+           wgf_buffer_create(ctx, "y", 4ull * cap, WGF_BUF_STORAGE, &g->y) == WGF_OK &&
+           wgf_buffer_create(ctx, "x", 4ull * cap, WGF_BUF_STORAGE, &g->x) == WGF_OK &&
+           wgf_buffer_create(ctx, "params", sizeof(struct params), WGF_BUF_UNIFORM, &g->u) == WGF_OK &&
+           wgf_bind_group_create(ctx, g->p, (wgf_buffer *[]){g->y, g->x, g->u}, 3, &g->bg) == WGF_OK;
+}
+
+static void rig_free(struct rig *g)
+{
+    wgf_bind_group_free(g->bg);
+    wgf_buffer_free(g->y);
+    wgf_buffer_free(g->x);
+    wgf_buffer_free(g->u);
+}
+
+/* mode 0: all in one pass; 1: a pass per dispatch; 2: a submit per dispatch */
+static enum wgf_status run_chain(wgf_ctx *ctx, struct rig *g, int mode, int k, uint32_t n)
+{
+    wgf_recorder *r = NULL;
+    enum wgf_status s = WGF_OK;
+    uint32_t groups = (n + 63) / 64;
+    for (int i = 0; i < k && s == WGF_OK; i++) {
+        if (!r && (s = wgf_recorder_begin(ctx, "chain", NULL, &r)) != WGF_OK) return s;
+        s = wgf_recorder_dispatch(r, g->p, g->bg, groups, 1, 1);
+        if (s == WGF_OK && mode == 1) s = wgf_recorder_end_pass(r);
+        if (s == WGF_OK && mode == 2) {
+            s = wgf_recorder_submit(r);
+            r = NULL;
+        }
+    }
+    if (r) s = s == WGF_OK ? wgf_recorder_submit(r) : (wgf_recorder_abandon(r), s);
+    return s;
+}
+
+int main(void)
+{
+    struct wgf_t t = {0};
+    wgf_ctx *ctx = wgf_t_gpu(&t);
+    if (!ctx) return wgf_t_finish(&t);
+    struct wgf_rng rng;
+    wgf_rng_seed(&rng, 99);
+
+    /* ---- one kernel vs C, with poison past n ---- */
+    const uint32_t cap = 4096, n = 3000; /* n not a multiple of the workgroup size */
+    struct rig g;
+    if (!wgf_t_check(&t, rig_init(ctx, &g, cap), "rig init", "%s", wgf_ctx_last_error(ctx))) goto out;
+    float *x = malloc(4 * cap), *y = malloc(4 * cap), *got = malloc(4 * cap), *want = malloc(4 * cap);
+    wgf_t_fill(&rng, x, cap, -3, 3);
+    wgf_t_fill(&rng, y, cap, -3, 3);
+    const uint32_t poison = 0x7FC0DEADu;
+    for (uint32_t i = n; i < cap; i++) memcpy(&y[i], &poison, 4);
+    struct params pr = {1.75f, n};
+    wgf_buffer_write(ctx, g.x, 0, x, 4 * cap);
+    wgf_buffer_write(ctx, g.y, 0, y, 4 * cap);
+    wgf_buffer_write(ctx, g.u, 0, &pr, sizeof pr);
+    enum wgf_status s = run_chain(ctx, &g, 0, 1, n);
+    if (s == WGF_OK) s = wgf_buffer_read(ctx, g.y, 0, got, 4 * cap);
+    if (wgf_t_check(&t, s == WGF_OK, "saxpy dispatch", "%s", wgf_ctx_last_error(ctx))) {
+        for (uint32_t i = 0; i < n; i++) want[i] = pr.a * x[i] + y[i];
+        double e = wgf_t_max_abs_diff(got, want, n);
+        wgf_t_check(&t, e <= 4e-6, "saxpy == C on random input", "max abs err %g (tolerance 4e-6: f32, 1-2 roundings)", e);
+        bool intact = true;
+        for (uint32_t i = n; i < cap; i++) intact &= !memcmp(&got[i], &poison, 4);
+        wgf_t_check(&t, intact, "poison past the output untouched", NULL);
+    }
+
+    /* ---- 200 chained dispatches: one pass vs pass each vs submit each, bitwise equal ---- */
+    const int k = 200;
+    float *res[3];
+    for (int mode = 0; mode < 3; mode++) {
+        res[mode] = malloc(4 * n);
+        pr.a = 0.999f;
+        wgf_buffer_write(ctx, g.y, 0, y, 4 * cap);
+        wgf_buffer_write(ctx, g.u, 0, &pr, sizeof pr);
+        s = run_chain(ctx, &g, mode, k, n);
+        if (s == WGF_OK) s = wgf_buffer_read(ctx, g.y, 0, res[mode], 4 * n);
+        wgf_t_check(&t, s == WGF_OK, mode == 0 ? "200 dispatches in one pass" : mode == 1 ? "200 passes" : "200 submits",
+                    "%s", s == WGF_OK ? "" : wgf_ctx_last_error(ctx));
+    }
+    for (uint32_t i = 0; i < n; i++) { /* C: the same 200 steps */
+        float v = y[i];
+        for (int j = 0; j < k; j++) v = 0.999f * x[i] + v;
+        want[i] = v;
+    }
+    wgf_t_check(&t, !memcmp(res[0], res[1], 4 * n) && !memcmp(res[0], res[2], 4 * n),
+                "one pass == pass each == submit each (bitwise)", NULL);
+    double rel = wgf_t_rel_l2(res[0], want, n);
+    wgf_t_check(&t, rel < 1e-5, "200-step chain == C", "rel L2 %g", rel);
+    for (int mode = 0; mode < 3; mode++) free(res[mode]);
+
+    /* ---- pipeline cache: same request, same pipeline; different constants, new one ---- */
+    wgf_pipeline *p2 = NULL;
+    wgf_pipeline_for_kernel(ctx, "selfcheck_saxpy", &p2);
+    wgf_t_check(&t, p2 == g.p, "pipeline cache hit", NULL);
+    int before = wgf_ctx_pipeline_cache_size(ctx);
+    struct wgf_pipeline_desc d = {"saxpy_with_prelude", wgf_kernel_source("selfcheck_saxpy"), "const UNUSED : u32 = 7u;",
+                                  "main", NULL, 0};
+    wgf_pipeline *p3 = NULL;
+    s = wgf_pipeline_get(ctx, &d, &p3);
+    wgf_t_check(&t, s == WGF_OK && p3 != g.p && wgf_ctx_pipeline_cache_size(ctx) == before + 1,
+                "a different prelude is a different pipeline", "%s", wgf_ctx_last_error(ctx));
+
+    /* ---- timestamps (lavapipe has timestamp-query) ---- */
+    wgf_timer *tm = NULL;
+    s = wgf_timer_create(ctx, "test timer", 8, &tm);
+    if (s == WGF_ERR_UNSUPPORTED) {
+        wgf_t_skip(&t, "gpu timer", "adapter lacks timestamp-query");
+    } else if (wgf_t_check(&t, s == WGF_OK, "timer create", "%s", wgf_ctx_last_error(ctx))) {
+        wgf_recorder *r = NULL;
+        wgf_recorder_begin(ctx, "timed", tm, &r);
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 20; j++) wgf_recorder_dispatch(r, g.p, g.bg, (n + 63) / 64, 1, 1);
+            wgf_recorder_end_pass(r);
+        }
+        s = wgf_recorder_submit(r);
+        double ns[8];
+        uint32_t got_n = 0;
+        if (s == WGF_OK) s = wgf_timer_read(ctx, tm, ns, 8, &got_n);
+        wgf_t_check(&t, s == WGF_OK && got_n == 3 && ns[0] > 0 && ns[1] > 0 && ns[2] > 0 && ns[0] < 1e10,
+                    "3 timed passes", "n=%u, %.0f %.0f %.0f ns", got_n, got_n > 0 ? ns[0] : 0, got_n > 1 ? ns[1] : 0,
+                    got_n > 2 ? ns[2] : 0);
+        wgf_timer_free(tm);
+    }
+    free(x);
+    free(y);
+    free(got);
+    free(want);
+    rig_free(&g);
+out:
+    wgf_ctx_free(ctx);
+    return wgf_t_finish(&t);
+}
