@@ -1,0 +1,95 @@
+// sim_episode — reset or run a classic-control episode for every genome.
+//
+// Role:     MODE 0: write each genome's initial state (env_reset). MODE 1: run up to CHUNK
+//           steps of each genome's episode: obs -> MLP policy -> argmax action (+ fed-back
+//           outputs) -> env_step, accumulating the return, until terminated or MAX_STEPS.
+// Math:     return = sum of Gymnasium rewards over the episode (see the env fragment).
+// Fuses:    policy forward + environment step + reward accumulation for CHUNK steps:
+//           fused = CHUNK >= MAX_STEPS (one dispatch per episode), chunked K = CHUNK K,
+//           per-step = CHUNK 1. The state record ping-pongs state_in -> state_out.
+// Mapping:  one thread per genome, WG threads per workgroup, ceil(POP / WG) workgroups.
+// Bindings: 0 state_out (POP, STRIDE) f32 rw   1 fitness (POP) f32 rw
+//           2 state_in  (POP, STRIDE) f32 r    3 params  (POP, N_PARAMS) f32 r
+//           4 ctl       (4) u32 r: generation, seed
+// Record:   [0,4) env state | [4,8) fed-back outputs | 8 return | 9 t | 10 done (f32).
+// Injected: prelude consts POP N_PARAMS N_IN N_HID N_OUT N_OBS N_ACT N_FB FB_CAP MAX_STEPS
+//           STRIDE WG + fragments sim_rng, sim_policy and the env (cartpole, acrobot,
+//           mountaincar); overrides MODE, CHUNK.
+
+@group(0) @binding(0) var<storage, read_write> state_out : array<f32>; // (POP, STRIDE)
+@group(0) @binding(1) var<storage, read_write> fitness   : array<f32>; // (POP)
+@group(0) @binding(2) var<storage, read>       state_in  : array<f32>; // (POP, STRIDE)
+@group(0) @binding(3) var<storage, read>       params    : array<f32>; // (POP, N_PARAMS)
+@group(0) @binding(4) var<storage, read>       ctl       : array<u32>; // (4) generation, seed
+
+override MODE: u32 = 1u;
+override CHUNK: u32 = 1u;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let g = gid.x;
+    if (g >= POP) {
+        return;
+    }
+    let base = g * STRIDE;
+    if (MODE == 0u) {
+        var s0: array<f32, 4>;
+        env_reset(&s0, ctl[1], ctl[0], g);
+        for (var i = 0u; i < 4u; i++) {
+            state_out[base + i] = s0[i];
+        }
+        for (var i = 4u; i < STRIDE; i++) {
+            state_out[base + i] = 0.0;
+        }
+        fitness[g] = 0.0;
+        return;
+    }
+
+    var s: array<f32, 4>;
+    for (var i = 0u; i < 4u; i++) {
+        s[i] = state_in[base + i];
+    }
+    var inp: array<f32, N_IN>;
+    for (var i = 0u; i < N_FB; i++) {
+        inp[N_OBS + i] = state_in[base + 4u + i];
+    }
+    var ret = state_in[base + 8u];
+    var t = u32(state_in[base + 9u]);
+    var done = state_in[base + 10u] != 0.0;
+
+    if (!done && t < MAX_STEPS) {
+        policy_load(g);
+        for (var k = 0u; k < CHUNK; k++) {
+            if (done || t >= MAX_STEPS) {
+                break;
+            }
+            env_obs(&s, &inp);
+            var out: array<f32, N_OUT>;
+            policy_forward(&inp, &out);
+            var a = 0u;
+            for (var i = 1u; i < N_ACT; i++) {
+                if (out[i] > out[a]) {
+                    a = i;
+                }
+            }
+            for (var i = 0u; i < N_FB; i++) {
+                inp[N_OBS + i] = sim_tanh(out[N_ACT + i]);
+            }
+            let r = env_step(&s, a);
+            ret = ret + r.x;
+            t = t + 1u;
+            done = r.y != 0.0;
+        }
+    }
+
+    for (var i = 0u; i < 4u; i++) {
+        state_out[base + i] = s[i];
+    }
+    for (var i = 0u; i < 4u; i++) {
+        state_out[base + 4u + i] = select(0.0, inp[min(N_OBS + i, N_IN - 1u)], i < N_FB);
+    }
+    state_out[base + 8u] = ret;
+    state_out[base + 9u] = f32(t);
+    state_out[base + 10u] = select(0.0, 1.0, done);
+    fitness[g] = ret;
+}

@@ -1,0 +1,72 @@
+/* wgfuse sim internals, shared by the files of src/sim only. */
+#ifndef WGF_SIM_INTERNAL_H
+#define WGF_SIM_INTERNAL_H
+
+#include "wgfuse/gpu.h"
+#include "wgfuse/sim.h"
+
+#define WGF_SIM_WG           64 /* threads per workgroup, every sim kernel                 */
+#define WGF_SIM_STRIDE       16 /* f32 words per genome state record, classic control      */
+#define WGF_SIM_FIN_STRIDE   64 /* finsim: 16 exposures + 32 feedback + log equity + t, done */
+#define WGF_SIM_PRELUDE_MAX  8192
+
+/* ---- per-environment C references (env_*.c) ---------------------------------------------- */
+void  wgf__cartpole_reset(uint32_t seed, uint32_t gen, uint32_t genome, float s[4]);
+void  wgf__cartpole_obs(const float s[4], float *obs);
+float wgf__cartpole_step(float s[4], int action, bool *terminated);
+void  wgf__acrobot_reset(uint32_t seed, uint32_t gen, uint32_t genome, float s[4]);
+void  wgf__acrobot_obs(const float s[4], float *obs);
+float wgf__acrobot_step(float s[4], int action, bool *terminated);
+void  wgf__mountaincar_reset(uint32_t seed, uint32_t gen, uint32_t genome, float s[4]);
+void  wgf__mountaincar_obs(const float s[4], float *obs);
+float wgf__mountaincar_step(float s[4], int action, bool *terminated);
+
+/* tanh as every sim kernel computes it: the argument clamped to [-15, 15] first (some GPU
+ * tanh implementations return NaN for large |x|; tanh(15) rounds to 1 in f32 anyway). */
+float wgf__sim_tanh(float x);
+
+/* WGSL role that holds a workload's environment functions (NULL: none). */
+const char *wgf__sim_env_kernel(enum wgf_sim_workload w);
+
+/* ---- the GPU population (strategies.c builds it; evolve.c, es.c, sim_bench.c use it) ---- */
+struct wgf_sim {
+    wgf_ctx              *ctx;          /* borrowed                                         */
+    struct wgf_sim_config cfg;          /* resolved: max_steps, hidden, n_feedback filled   */
+    struct wgf_sim_policy pol;
+    int                   n_params;     /* per genome                                       */
+    int                   stride;       /* f32 words per state record                       */
+    int                   n_chunks;     /* episode dispatches per evaluation                */
+    uint32_t              gen;          /* host mirror of ctl[parity][0]                    */
+    int                   parity;       /* params[parity] / ctl[parity] hold the population */
+    int                   state_parity; /* state_buf[] the last episode dispatch wrote      */
+    struct wgf_sim_market market;       /* finsim only                                      */
+
+    wgf_buffer *params[2];     /* (pop, n_params) f32; ping-pong across evolve            */
+    wgf_buffer *fitness;       /* (pop) f32, the last evaluation's returns                */
+    wgf_buffer *state_buf[2];  /* (pop, stride) f32; ping-pong across episode dispatches  */
+    wgf_buffer *ctl[2];        /* (4) u32: generation, seed, 0, 0; ping-pong with params  */
+    wgf_buffer *ga;            /* uniform (8) 32 B: elites, tournament, rate, sigma       */
+    wgf_buffer *mkt_returns;   /* finsim (L, 16) f32                                      */
+    wgf_buffer *mkt_signals;   /* finsim (L, 36) f32                                      */
+
+    wgf_pipeline   *reset;           /* episode kernel, MODE 0                            */
+    wgf_pipeline   *step;            /* episode kernel, MODE 1, CHUNK steps per dispatch  */
+    wgf_pipeline   *evolve;
+    wgf_bind_group *reset_bg[2];     /* [params parity]                                   */
+    wgf_bind_group *step_bg[2][2];   /* [params parity][state_buf index read]             */
+    wgf_bind_group *evolve_bg[2];    /* [params parity]                                   */
+};
+
+/* Copy the context's last error into *err with a prefix. */
+enum wgf_status wgf__sim_gpu_fail(wgf_sim *sim, struct wgf_err *err, enum wgf_status s, const char *what);
+/* Record one generation's evaluation (reset + episode dispatches) / its evolve dispatch. */
+enum wgf_status wgf__sim_record_evaluate(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
+enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
+/* evolve.c: pipeline + bind groups + the GA uniform. */
+enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err);
+/* Render the const prelude shared by a workload's kernels into buf. */
+void wgf__sim_prelude(const wgf_sim *sim, char *buf, size_t cap);
+/* Prelude consts followed by the named WGSL fragments, malloc'd (caller frees); NULL on error. */
+char *wgf__sim_compose(const wgf_sim *sim, const char *const *fragments, int n, struct wgf_err *err);
+
+#endif
