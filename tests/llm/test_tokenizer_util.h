@@ -1,0 +1,110 @@
+/* Helpers shared by tests/llm/test_tokenizer*.c (header-only: each test is one binary). */
+#ifndef WGF_TEST_TOKENIZER_UTIL_H
+#define WGF_TEST_TOKENIZER_UTIL_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+#include "llm/tokenizer_internal.h"
+#include "wgfuse/tokenizer.h"
+
+static inline double tt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Whole file, NUL-terminated; NULL on failure. */
+static inline char *tt_read(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b) {
+        b[n] = '\0';
+        if (len) *len = (size_t)n;
+    }
+    return b;
+}
+
+static inline bool tt_write(const char *path, const char *s, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(s, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+/* The multilingual corpus in tests/llm/data (located through WGF_SOURCE_DIR). */
+static inline char *tt_corpus(size_t *len)
+{
+    const char *src = getenv("WGF_SOURCE_DIR");
+    char        path[4096];
+    snprintf(path, sizeof path, "%s/tests/llm/data/tokenizer_corpus.txt", src ? src : ".");
+    return tt_read(path, len);
+}
+
+static inline bool tt_utf8_valid(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t   k = wgf__utf8_next((const unsigned char *)s + i, n - i, &cp);
+        if (!k) return false;
+        i += k;
+    }
+    return true;
+}
+
+/* encode then decode; true if the bytes come back exactly. *n_out gets the token count. */
+static inline bool tt_roundtrip(const struct wgf_tokenizer *tok, const char *s, size_t n, size_t *n_out,
+                                struct wgf_err *err)
+{
+    int32_t *ids;
+    size_t   nid;
+    if (wgf_tokenizer_encode(tok, s, n, false, &ids, &nid, err)) return false;
+    char  *out  = NULL;
+    size_t olen = 0;
+    bool   ok   = wgf_tokenizer_decode(tok, ids, nid, false, &out, &olen, err) == WGF_OK;
+    ok        = ok && olen == n && memcmp(out, s, n) == 0;
+    if (n_out) *n_out = nid;
+    free(ids);
+    free(out);
+    return ok;
+}
+
+/* Hostile or malformed prompts every tokenizer must survive deterministically. */
+static const struct {
+    const char *name;
+    const char *s;
+    size_t      n;
+} tt_bad_utf8[] = {
+    {"lone continuation 0x80", "a\x80z", 3},
+    {"truncated E2 80", "x\xE2\x80", 3},
+    {"truncated E2 80 mid", "\xE2\x80 y", 4},
+    {"overlong slash C0 AF", "\xC0\xAF", 2},
+    {"overlong E0 80 AF", "\xE0\x80\xAF", 3},
+    {"overlong F0 80 80 AF", "\xF0\x80\x80\xAF", 4},
+    {"surrogate ED A0 80", "\xED\xA0\x80", 3},
+    {"surrogate pair CESU", "\xED\xA0\xBD\xED\xB8\x80", 6},
+    {"0xFF", "\xFF", 1},
+    {"0xFE 0xFF run", "\xFE\xFF\xFE\xFF", 4},
+    {"NUL", "a\0b", 3},
+    {"only NUL", "\0", 1},
+    {"above U+10FFFF", "\xF4\x90\x80\x80", 4},
+    {"F5 lead", "\xF5\x80\x80\x80", 4},
+    {"invalid inside word", "caf\xC3 z\xA9", 6},
+    {"space then invalid", " \xC3", 2},
+};
+
+#endif
