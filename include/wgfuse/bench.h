@@ -1,0 +1,247 @@
+/* wgfuse bench — dispatch-overhead and kernel-fusion characterization.
+ *
+ * Two experiments families, both measured on the caller's own device:
+ *
+ *   dispatch  per-dispatch cost by the SEQUENTIAL method (wall time of N back-to-back
+ *             dispatches for several N, cost = slope of the least-squares line) and by
+ *             SINGLE-OP (one dispatch, submit, wait), for each way of recording dispatches.
+ *   fusion    controlled pairs: the same math as k elementary dispatches and as fewer fused
+ *             ones (RMSNorm 6->1, MLP 7->3->1, K+V 2->1, ...), each checked against a plain-C
+ *             reference before any time is taken.
+ *
+ * Protocol (docs/methodology.md): correctness check first; warm-up runs; then `reps` timed
+ * runs; every timing is summarised as median, bootstrap 95% CI of the median, CV, min, and
+ * the count of Tukey outliers (reported, never removed).
+ *
+ * Ownership: results are plain structs filled by the caller-provided pointer; rendered text
+ * (tables, JSON, CSV, SVG) is returned malloc'd and owned by the caller (free()).
+ * Errors: enum wgf_status + a one-line message in the caller's struct wgf_err (GPU failures
+ * carry the runtime's message, wgf_ctx_last_error, prefixed with the experiment). A kernel
+ * whose output is wrong is NOT a status error: its variant has correct = false, no time, and
+ * a detail line; renderers print it as WRONG. */
+#ifndef WGFUSE_BENCH_H
+#define WGFUSE_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wgfuse/gpu.h"
+#include "wgfuse/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- statistics (stats.c) ---------------------------------------------------------------- */
+struct wgf_stats {
+    int    n;
+    double median, mean, min, max;
+    double stddev;       /* sample standard deviation (n-1)                                */
+    double cv;           /* stddev / mean; 0 when mean == 0                                */
+    double ci_lo, ci_hi; /* 95% CI of the median: percentile bootstrap, 2000 resamples,
+                            fixed seed (so a report is reproducible from its samples)      */
+    double q1, q3;       /* quartiles (linear interpolation, as numpy's default)           */
+    int    n_outliers;   /* samples outside [q1 - 1.5 IQR, q3 + 1.5 IQR]                   */
+};
+/* Summarise x[0..n) (n >= 1; borrowed, not modified). */
+enum wgf_status wgf_stats_compute(const double *x, int n, struct wgf_stats *out, struct wgf_err *err);
+/* Median of x[0..n) (n >= 1), without modifying x. */
+double          wgf_stats_median(const double *x, int n);
+/* Two-sided 97.5% quantile of Student's t with df degrees of freedom (df >= 1). */
+double          wgf_stats_t975(int df);
+
+/* Least-squares line y = intercept + slope * x. */
+struct wgf_linfit {
+    int    n;
+    double slope, intercept;
+    double slope_ci;  /* half-width of the slope's 95% t interval (0 when n < 3)             */
+    double r2;        /* coefficient of determination                                      */
+    double resid_rms; /* root mean square of the residuals, in y units                     */
+    double resid_max; /* largest |residual|                                                */
+};
+/* n >= 2 with at least two distinct x. */
+enum wgf_status wgf_linfit_compute(const double *x, const double *y, int n, struct wgf_linfit *out,
+                                   struct wgf_err *err);
+
+/* ---- dispatch overhead (bench_dispatch.c) -------------------------------------------------- */
+enum wgf_dispatch_mode {
+    WGF_MODE_ONE_PASS    = 0, /* N dispatches in one compute pass, one submit, one wait     */
+    WGF_MODE_PASS_EACH   = 1, /* one pass per dispatch, one encoder, one submit, one wait   */
+    WGF_MODE_SUBMIT_EACH = 2, /* one encoder + submit per dispatch, one wait at the end     */
+    WGF_MODE_WAIT_EACH   = 3, /* submit and wait per dispatch (single-op, repeated)         */
+    WGF_MODE_COUNT
+};
+const char *wgf_dispatch_mode_name(enum wgf_dispatch_mode m); /* "one_pass", ...            */
+const char *wgf_dispatch_mode_desc(enum wgf_dispatch_mode m); /* one-line description       */
+
+#define WGF_BENCH_MAX_NS   16
+#define WGF_BENCH_MAX_REPS 200
+
+struct wgf_dispatch_opts {
+    int ns[WGF_BENCH_MAX_NS]; /* dispatch counts of the sequential sweep (ascending)       */
+    int n_ns;
+    int reps;                 /* timed repetitions of the whole sweep                      */
+    int warmup;               /* untimed repetitions first                                 */
+    int single_reps;          /* single-op samples per mode                                */
+    /* optional progress hook (the CLI prints it; the library never prints) */
+    void (*progress)(void *user, const char *what);
+    void *progress_user;
+};
+/* quick = under a minute on lavapipe (2 cores, ~16 us/dispatch). */
+struct wgf_dispatch_opts wgf_dispatch_opts_default(bool quick);
+
+/* One recording mode, one dtype. */
+struct wgf_dispatch_mode_result {
+    bool             ran;
+    int              n_points;
+    int              ns[WGF_BENCH_MAX_NS];
+    double           t_us[WGF_BENCH_MAX_NS]; /* median wall time of N dispatches, us       */
+    struct wgf_linfit fit;                   /* t_us vs ns (medians)                       */
+    struct wgf_stats per_dispatch_us;        /* slope of each repetition's sweep           */
+    struct wgf_stats single_op_us;           /* wall time of 1 dispatch in this mode       */
+};
+
+/* CPU cost of each WebGPU call of one dispatch, host-timed over many repetitions. Filled by
+ * wgf_gpu_bench_call_breakdown() (src/gpu: only the runtime touches webgpu.h). */
+struct wgf_call_breakdown {
+    int    reps;
+    double encoder_create_us, pass_begin_us, set_pipeline_us, set_bind_group_us;
+    double dispatch_us, pass_end_us, finish_us, submit_us;
+    double total_us; /* sum of the above                                                   */
+};
+
+enum wgf_bench_dtype { WGF_BENCH_F32 = 0, WGF_BENCH_F16 = 1, WGF_BENCH_DTYPES };
+
+struct wgf_dispatch_report {
+    char   adapter[256], backend[16], type[16], driver[256];
+    char   date[32];                                   /* UTC, ISO 8601                   */
+    struct wgf_dispatch_opts opts;
+    struct wgf_dispatch_mode_result mode[WGF_BENCH_DTYPES][WGF_MODE_COUNT];
+    bool   has_f16;
+    char   f16_skip[128];                              /* why f16 did not run             */
+    /* headline: single-op (wait_each, 1 dispatch) over sequential (one_pass slope), f32 */
+    double sequential_us, single_op_us, single_over_sequential;
+    /* GPU timestamps (timestamp-query): one pass per dispatch, and N dispatches in a pass */
+    bool   has_gpu_time;
+    char   gpu_time_skip[128];
+    struct wgf_stats gpu_pass_us;                      /* a pass holding one dispatch     */
+    struct wgf_stats gpu_amortized_us;                 /* one pass of N dispatches / N    */
+    bool   has_calls;
+    char   calls_skip[128];
+    struct wgf_call_breakdown calls;
+};
+/* Run the whole dispatch characterization on ctx (borrowed). Checks the tiny kernels'
+ * output (f32 and, where shader-f16 exists, f16) before timing. */
+enum wgf_status wgf_bench_dispatch(wgf_ctx *ctx, const struct wgf_dispatch_opts *opts,
+                                   struct wgf_dispatch_report *out, struct wgf_err *err);
+
+/* Per-call CPU breakdown (implemented in src/gpu/). WGF_ERR_UNSUPPORTED when unavailable. */
+enum wgf_status wgf_gpu_bench_call_breakdown(wgf_ctx *ctx, int reps, struct wgf_call_breakdown *out);
+
+/* ---- fusion (bench_fusion.c, references in fusion_ref.c) ---------------------------------- */
+/* Shapes of one size. "qwen05b" is Qwen2.5-0.5B (config.json of Qwen/Qwen2.5-0.5B);
+ * "toy" keeps every dimension small for CPU adapters and tests. */
+struct wgf_bench_size {
+    char     name[16];
+    uint32_t hidden;       /* d_model                                   qwen05b: 896        */
+    uint32_t intermediate; /* MLP width                                 qwen05b: 4864       */
+    uint32_t n_heads;      /* query heads                               qwen05b: 14         */
+    uint32_t n_kv_heads;   /* key/value heads (GQA)                     qwen05b: 2          */
+    uint32_t head_dim;     /*                                           qwen05b: 64         */
+    uint32_t vocab;        /* logits of the greedy-token experiment     qwen05b: 151936     */
+    uint32_t softmax_len;  /* attention-score row length (context)                         */
+    float    eps;          /* rms_norm_eps                              qwen05b: 1e-6       */
+};
+enum wgf_status wgf_bench_size_get(const char *name, struct wgf_bench_size *out, struct wgf_err *err);
+
+enum wgf_fusion_exp {
+    WGF_FUSION_RMSNORM = 0, /* 6 elementary dispatches vs 1                                */
+    WGF_FUSION_MLP,         /* 7 vs 3 (gate+up in one matvec) vs 1 (mega-kernel)           */
+    WGF_FUSION_KV,          /* K and V projections: 2 matvecs vs 1 on concatenated weights  */
+    WGF_FUSION_ARGMAX,      /* logits readback + CPU argmax vs on-device argmax            */
+    WGF_FUSION_SOFTMAX,     /* one thread per row vs one workgroup per row                 */
+    WGF_FUSION_BATCHING,    /* D dispatches submitted k per submit                         */
+    WGF_FUSION_POOLING,     /* fresh buffers + bind group per step vs pooled               */
+    WGF_FUSION_COUNT
+};
+const char *wgf_fusion_exp_name(enum wgf_fusion_exp e); /* "rmsnorm", "mlp", ...           */
+
+#define WGF_FUSION_MAX_VARIANTS 6
+struct wgf_fusion_variant {
+    char   name[48];       /* "unfused_6", "fused_1", "k=16", ...                          */
+    int    dispatches;     /* per iteration                                                */
+    int    submits;        /* per iteration (0 when several iterations share one)          */
+    bool   correct;        /* output matched the C reference (false: no timing below)      */
+    double max_abs_err, tol;
+    char   detail[160];    /* why it failed, or the check that passed                      */
+    struct wgf_stats us;   /* wall time per iteration, us                                  */
+    double speedup;        /* baseline (variant 0) median / this median                    */
+};
+struct wgf_fusion_result {
+    enum wgf_fusion_exp exp;
+    char   name[32];
+    char   what[160];      /* one-line description with the shapes                         */
+    bool   ran;            /* false: skipped, see skip                                     */
+    char   skip[128];
+    int    iters;          /* iterations per timed run                                     */
+    int    n_variants;
+    struct wgf_fusion_variant v[WGF_FUSION_MAX_VARIANTS];
+};
+
+struct wgf_fusion_opts {
+    struct wgf_bench_size size;
+    int      reps;         /* timed runs per variant                                       */
+    int      warmup;       /* untimed runs first                                           */
+    int      iters;        /* iterations per run; 0 = chosen per experiment and size       */
+    bool     check_only;   /* correctness checks only, no timing (tests)                   */
+    uint64_t seed;         /* inputs are drawn from this seed                              */
+    void (*progress)(void *user, const char *what);
+    void *progress_user;
+};
+struct wgf_fusion_opts wgf_fusion_opts_default(const struct wgf_bench_size *size, bool quick);
+
+/* Run one experiment on ctx (borrowed): check every variant against the C reference, then
+ * (unless check_only) time the correct ones. */
+enum wgf_status wgf_bench_fusion(wgf_ctx *ctx, const struct wgf_fusion_opts *opts, enum wgf_fusion_exp exp,
+                                 struct wgf_fusion_result *out, struct wgf_err *err);
+
+/* ---- C references (fusion_ref.c): f32 math, accumulate in double where it sums ------------ */
+/* y = x * w / sqrt(mean(x^2) + eps), n elements. */
+void     wgf_ref_rmsnorm(float *y, const float *x, const float *w, uint32_t n, float eps);
+/* y[r] = sum_k w[r*k_dim + k] * x[k] (+ res[r] when res != NULL), r < rows. */
+void     wgf_ref_matvec(float *y, const float *x, const float *w, const float *res, uint32_t rows, uint32_t k_dim);
+/* y = x + W_down (silu(W_gate x) * (W_up x)); w_gate_up is (2*inter, hidden): gate rows
+ * first, then up rows; w_down is (hidden, inter). */
+void     wgf_ref_mlp(float *y, const float *x, const float *w_gate_up, const float *w_down, uint32_t hidden,
+                     uint32_t inter);
+/* Row-wise softmax of (rows, len), max-subtracted. */
+void     wgf_ref_softmax(float *y, const float *x, uint32_t rows, uint32_t len);
+/* Index of the largest value, lowest index on ties; NaN never wins. */
+uint32_t wgf_ref_argmax(const float *x, uint32_t n);
+/* y[i] = 2 x[i] + 1 (the tiny dispatch kernel). */
+void     wgf_ref_tiny(float *y, const float *x, uint32_t n);
+/* IEEE binary16 <-> binary32 (round to nearest even). */
+uint16_t wgf_f32_to_f16(float f);
+float    wgf_f16_to_f32(uint16_t h);
+
+/* ---- rendering (table.c, svg_plot.c): malloc'd NUL-terminated text, caller frees --------- */
+enum wgf_status wgf_bench_dispatch_table(const struct wgf_dispatch_report *r, char **out, struct wgf_err *err);
+enum wgf_status wgf_bench_dispatch_json(const struct wgf_dispatch_report *r, char **out, struct wgf_err *err);
+enum wgf_status wgf_bench_dispatch_csv(const struct wgf_dispatch_report *r, char **out, struct wgf_err *err);
+/* `adapter` names the device in the header line (may be NULL). */
+enum wgf_status wgf_bench_fusion_table(const struct wgf_fusion_result *r, int n, const char *adapter,
+                                       const struct wgf_bench_size *size, char **out, struct wgf_err *err);
+enum wgf_status wgf_bench_fusion_json(const struct wgf_fusion_result *r, int n, const char *adapter,
+                                      const struct wgf_bench_size *size, char **out, struct wgf_err *err);
+enum wgf_status wgf_bench_fusion_csv(const struct wgf_fusion_result *r, int n, char **out, struct wgf_err *err);
+/* SVG: wall time vs N dispatches, one line per mode (f32), log-log axes. */
+enum wgf_status wgf_bench_dispatch_svg(const struct wgf_dispatch_report *r, char **out, struct wgf_err *err);
+/* SVG: per-iteration time of each variant as bars, one group per experiment. */
+enum wgf_status wgf_bench_fusion_svg(const struct wgf_fusion_result *r, int n, const char *title, char **out,
+                                     struct wgf_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,52 @@
+// softmax_wg — row softmax with a whole workgroup per row (the parallel variant).
+// math:       y[r, i] = exp(x[r, i] - max_r) / sum_j exp(x[r, j] - max_r)
+// fuses:      max, exp-sum and normalise in one dispatch (as softmax_thread); what differs
+//             is the parallelism: 256 threads per row instead of 1.
+// workgroups: one workgroup of 256 threads per row (grid R); a tree reduction for the max,
+//             another for the sum.
+// bindings:   0 y (R, L) f32 read_write | 1 x (R, L) f32 read
+// injected:   R (rows = heads), L (row length = context) (override)
+override R: u32;
+override L: u32;
+
+const WG: u32 = 256u;
+
+@group(0) @binding(0) var<storage, read_write> y: array<f32>; // (R, L) f32
+@group(0) @binding(1) var<storage, read>       x: array<f32>; // (R, L) f32
+
+var<workgroup> part: array<f32, WG>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+    let base = wid.x * L;
+    var m = -0x1.fffffep+127f;
+    for (var i = li; i < L; i += WG) {
+        m = max(m, x[base + i]);
+    }
+    part[li] = m;
+    workgroupBarrier();
+    for (var h = WG / 2u; h > 0u; h >>= 1u) {
+        if (li < h) {
+            part[li] = max(part[li], part[li + h]);
+        }
+        workgroupBarrier();
+    }
+    let rmax = part[0];
+    workgroupBarrier();
+    var s = 0.0;
+    for (var i = li; i < L; i += WG) {
+        s += exp(x[base + i] - rmax);
+    }
+    part[li] = s;
+    workgroupBarrier();
+    for (var h = WG / 2u; h > 0u; h >>= 1u) {
+        if (li < h) {
+            part[li] += part[li + h];
+        }
+        workgroupBarrier();
+    }
+    let inv = 1.0 / part[0];
+    for (var i = li; i < L; i += WG) {
+        y[base + i] = exp(x[base + i] - rmax) * inv;
+    }
+}
