@@ -1,6 +1,7 @@
 /* Helpers shared by tests/llm/test_tokenizer*.c (header-only: each test is one binary). */
 #ifndef WGF_TEST_TOKENIZER_UTIL_H
 #define WGF_TEST_TOKENIZER_UTIL_H
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,5 +107,35 @@ static const struct {
     {"invalid inside word", "caf\xC3 z\xA9", 6},
     {"space then invalid", " \xC3", 2},
 };
+
+/* A byte-level tokenizer.json at dir/name: 256 byte tokens + extra tokens (ids 256..) +
+ * merges ("a b" strings), with the pre-tokenizer `pre` ("gpt2", "qwen2", "llama3"). */
+static inline bool tt_mini_json(const char *path, const char *pre, const char *const *extra, size_t n_extra,
+                                const char *const *merges, size_t n_merges)
+{
+    json_t *vocab = json_object(), *m = json_array(), *p;
+    for (unsigned b = 0; b < 256; b++) {
+        char   s[5];
+        size_t k = wgf__utf8_put(wgf__bytelevel_cp(b), s);
+        s[k]     = '\0';
+        json_object_set_new(vocab, s, json_integer(b));
+    }
+    for (size_t i = 0; i < n_extra; i++) json_object_set_new(vocab, extra[i], json_integer((json_int_t)(256 + i)));
+    for (size_t i = 0; i < n_merges; i++) json_array_append_new(m, json_string(merges[i]));
+    if (strcmp(pre, "gpt2") == 0)
+        p = json_pack("{s:s, s:b}", "type", "ByteLevel", "add_prefix_space", 0);
+    else
+        p = json_pack("{s:s, s:[{s:s, s:{s:s}, s:s, s:b}, {s:s, s:b, s:b, s:b}]}", "type", "Sequence",
+                      "pretokenizers", "type", "Split", "pattern", "Regex",
+                      wgf_tok_pre_regex(strcmp(pre, "qwen2") == 0 ? WGF_TOK_PRE_QWEN2 : WGF_TOK_PRE_LLAMA3),
+                      "behavior", "Isolated", "invert", 0, "type", "ByteLevel", "add_prefix_space", 0,
+                      "trim_offsets", 0, "use_regex", 0);
+    json_t *root = json_pack("{s:o, s:{s:s, s:o, s:o, s:b}, s:[]}", "pre_tokenizer", p, "model", "type", "BPE",
+                             "vocab", vocab, "merges", m, "ignore_merges", strcmp(pre, "llama3") == 0,
+                             "added_tokens");
+    int rc = root ? json_dump_file(root, path, 0) : -1;
+    json_decref(root);
+    return rc == 0;
+}
 
 #endif
