@@ -1,0 +1,95 @@
+/* wgfuse sim: the GA evolve kernel keeps the elite and changes the rest.
+ *
+ * Known population + a hand-written fitness (a permutation of distinct values, one NaN, one
+ * tie) -> one evolve dispatch -> slots 0..E-1 must hold the E best genomes in order
+ * (bitwise), the NaN genome never an elite, ties broken by the lower index; every other
+ * slot must differ from every old genome, with each of its parameters either a parent's
+ * value at that index (crossover) or mutated (about mut_rate of them); the generation
+ * counter must advance on the GPU. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "sim/sim_internal.h"
+#include "wgfuse/gpu.h"
+#include "wgfuse/sim.h"
+
+#define REQUIRE(t, ok, name, ...) ((ok) ? true : wgf_t_check((t), false, (name), __VA_ARGS__))
+
+int main(void)
+{
+    struct wgf_t t = {0};
+    wgf_ctx *ctx = wgf_t_gpu(&t);
+    if (!ctx) return wgf_t_finish(&t);
+    const char *name = "evolve";
+    struct wgf_sim_config c = wgf_sim_config_default(WGF_SIM_CARTPOLE);
+    c.pop = 200, c.ga.elites = 5, c.ga.tournament = 3, c.ga.mut_rate = 0.1f, c.ga.mut_sigma = 0.5f, c.seed = 99;
+    struct wgf_err err = {0};
+    wgf_sim *sim = NULL;
+    if (!REQUIRE(&t, wgf_sim_create(ctx, &c, &sim, &err) == WGF_OK, name, "%s", err.msg)) goto out;
+    int    pop = c.pop, np = sim->n_params, E = c.ga.elites;
+    float *old = malloc((size_t)pop * np * 4), *nw = malloc((size_t)pop * np * 4), *fit = malloc((size_t)pop * 4);
+    struct wgf_rng r;
+    wgf_rng_seed(&r, 5);
+    /* fitness: a shuffled 0..pop-1, genome 17 = NaN (would be the best if compared
+     * naively), genomes 40 and 41 tie for the best value */
+    for (int g = 0; g < pop; g++) fit[g] = (float)g;
+    for (int g = pop - 1; g > 0; g--) {
+        int j = (int)wgf_rng_below(&r, (uint32_t)g + 1);
+        float x = fit[g];
+        fit[g] = fit[j], fit[j] = x;
+    }
+    fit[17] = NAN;
+    fit[40] = fit[41] = 1000.0f;
+    uint32_t gen_before = wgf_sim_generation(sim), ctl[4] = {0};
+    enum wgf_status s = wgf_sim_params_read(sim, old, &err);
+    if (s == WGF_OK && (s = wgf_buffer_write(ctx, sim->fitness, 0, fit, (size_t)pop * 4)) != WGF_OK) err.status = s;
+    if (s == WGF_OK) s = wgf_sim_evolve(sim, &err);
+    if (s == WGF_OK) s = wgf_sim_params_read(sim, nw, &err);
+    if (s == WGF_OK) s = wgf_buffer_read(ctx, sim->ctl[sim->parity], 0, ctl, sizeof ctl);
+    if (!REQUIRE(&t, s == WGF_OK, name, "%s %s", err.msg, wgf_ctx_last_error(ctx))) goto free_all;
+
+    /* expected elite order: descending fitness, ties by index, NaN last */
+    int order[8], n = 0;
+    bool used[1024] = {false};
+    for (int e = 0; e < E; e++) {
+        int best = -1;
+        for (int g = 0; g < pop; g++)
+            if (!used[g] && !isnan(fit[g]) && (best < 0 || fit[g] > fit[best])) best = g;
+        used[best] = true, order[n++] = best;
+    }
+    int elite_ok = 0;
+    for (int e = 0; e < E; e++) elite_ok += memcmp(nw + (size_t)e * np, old + (size_t)order[e] * np, (size_t)np * 4) == 0;
+    wgf_t_check(&t, elite_ok == E && order[0] == 40 && order[1] == 41, "evolve keeps the elite",
+                "%d/%d elite slots hold the expected genomes (best first: %d, %d, %d, ...; NaN genome 17 excluded)",
+                elite_ok, E, order[0], order[1], order[2]);
+
+    int    copies = 0, from_parent = 0, total = 0;
+    double dev2   = 0;
+    int    ndev   = 0;
+    for (int g = E; g < pop; g++) {
+        const float *child = nw + (size_t)g * np;
+        for (int h = 0; h < pop; h++) copies += memcmp(child, old + (size_t)h * np, (size_t)np * 4) == 0;
+        for (int k = 0; k < np; k++, total++) {
+            bool hit = false;
+            for (int h = 0; h < pop && !hit; h++) hit = child[k] == old[(size_t)h * np + k];
+            from_parent += hit;
+        }
+    }
+    double frac = (double)from_parent / total;
+    (void)dev2, (void)ndev;
+    wgf_t_check(&t, copies == 0 && frac > 0.85 && frac < 0.95, "evolve changes the rest",
+                "%d of %d children copy an old genome; %.3f of their parameters are a parent's value (mutation "
+                "rate 0.1 -> expect ~0.90)",
+                copies, pop - E, frac);
+    wgf_t_check(&t, ctl[0] == gen_before + 1 && wgf_sim_generation(sim) == gen_before + 1 && ctl[1] == c.seed,
+                "evolve advances the generation", "GPU counter %u -> %u (seed %u)", gen_before, ctl[0], ctl[1]);
+free_all:
+    free(old), free(nw), free(fit);
+out:
+    wgf_sim_free(sim);
+    wgf_ctx_free(ctx);
+    return wgf_t_finish(&t);
+}
