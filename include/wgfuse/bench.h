@@ -196,6 +196,10 @@ struct wgf_fusion_opts {
     int      iters;        /* iterations per run; 0 = chosen per experiment and size       */
     bool     check_only;   /* correctness checks only, no timing (tests)                   */
     uint64_t seed;         /* inputs are drawn from this seed                              */
+    /* optional kernel lookup replacing wgf_kernel_source (tests inject broken kernels to
+     * prove the checks catch them); NULL = the embedded kernels */
+    const char *(*kernel_source)(void *user, const char *role);
+    void *kernel_user;
     void (*progress)(void *user, const char *what);
     void *progress_user;
 };
@@ -222,8 +226,8 @@ uint32_t wgf_ref_argmax(const float *x, uint32_t n);
 /* y[i] = 2 x[i] + 1 (the tiny dispatch kernel). */
 void     wgf_ref_tiny(float *y, const float *x, uint32_t n);
 /* IEEE binary16 <-> binary32 (round to nearest even). */
-uint16_t wgf_f32_to_f16(float f);
-float    wgf_f16_to_f32(uint16_t h);
+uint16_t wgf_ref_f32_to_f16(float f);
+float    wgf_ref_f16_to_f32(uint16_t h);
 
 /* ---- rendering (table.c, svg_plot.c): malloc'd NUL-terminated text, caller frees --------- */
 enum wgf_status wgf_bench_dispatch_table(const struct wgf_dispatch_report *r, char **out, struct wgf_err *err);

@@ -127,7 +127,7 @@ static enum wgf_status wgf__fb_random(struct wgf__fb *fb, wgf_buffer *buf, float
 static enum wgf_status wgf__fb_pipe(struct wgf__fb *fb, const char *role, const char *label,
                                     const struct wgf_constant *c, int nc, wgf_pipeline **out)
 {
-    const char *src = wgf_kernel_source(role);
+    const char *src = fb->o->kernel_source ? fb->o->kernel_source(fb->o->kernel_user, role) : wgf_kernel_source(role);
     if (!src) return wgf_fail(fb->err, WGF_ERR_INTERNAL, "bench fusion %s: kernel %s not embedded", fb->exp, role);
     struct wgf_pipeline_desc d = {.label = label, .wgsl = src, .constants = c, .n_constants = nc};
     enum wgf_status          s = wgf_pipeline_get(fb->ctx, &d, out);

@@ -80,7 +80,7 @@ void wgf_ref_tiny(float *y, const float *x, uint32_t n)
     for (uint32_t i = 0; i < n; i++) y[i] = 2.0f * x[i] + 1.0f;
 }
 
-uint16_t wgf_f32_to_f16(float f)
+uint16_t wgf_ref_f32_to_f16(float f)
 {
     uint32_t u;
     memcpy(&u, &f, 4);
@@ -101,7 +101,7 @@ uint16_t wgf_f32_to_f16(float f)
     return (uint16_t)half;
 }
 
-float wgf_f16_to_f32(uint16_t h)
+float wgf_ref_f16_to_f32(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, u;
     if (exp == 0) {
