@@ -206,9 +206,11 @@ static enum wgf_status parse_kv(struct wgf_gguf *g, struct rd *r, int64_t i)
     if (!rd_u32(r, &type, "metadata value type")) return r->err->status;
     if (type > WGF_GGUF_FLOAT64) return wgf_fail(r->err, WGF_ERR_FORMAT, "%s: key '%.*s': unknown value type %u", r->path, kl, k, type);
     kv->type = (uint8_t)type;
+    char what[128];
     if (type == WGF_GGUF_STRING) {
         uint64_t so, sl;
-        if (!rd_str(r, &so, &sl, "string value")) return wgf_err_prefix(r->err, "key '%.*s'", kl, k);
+        snprintf(what, sizeof what, "key '%.*s': string value", kl, k);
+        if (!rd_str(r, &so, &sl, what)) return r->err->status;
         kv->val_off = so - 8; /* points at the length field */
         return WGF_OK;
     }
@@ -245,7 +247,10 @@ static enum wgf_status parse_kv(struct wgf_gguf *g, struct rd *r, int64_t i)
     for (uint64_t j = 0; j < n; j++) {
         uint64_t so, sl;
         ns[g->n_str + j] = r->pos;
-        if (!rd_str(r, &so, &sl, "string element")) return wgf_err_prefix(r->err, "key '%.*s' [%llu]", kl, k, (unsigned long long)j);
+        if (!rd_str(r, &so, &sl, "string element")) { /* say which key and element */
+            snprintf(what, sizeof what, "key '%.*s': string element %llu", kl, k, (unsigned long long)j);
+            return wgf_fail(r->err, WGF_ERR_FORMAT, "%s: %s: length or bytes run past the end of the file", r->path, what);
+        }
     }
     g->n_str = total;
     return WGF_OK;

@@ -154,6 +154,7 @@ static enum wgf_status st_parse(struct wgf__st_file *f, struct wgf_err *err)
     if (size < 8) return wgf_fail(err, WGF_ERR_FORMAT, "%s: file is %llu bytes, shorter than the 8-byte header length", path, (unsigned long long)size);
     uint64_t n = 0;
     for (int i = 7; i >= 0; i--) n = (n << 8) | p[i];
+    if (n > UINT64_MAX - 8) return wgf_fail(err, WGF_ERR_FORMAT, "%s: header length %llu overflows the file offset", path, (unsigned long long)n);
     if (n > ST_MAX_HEADER) return wgf_fail(err, WGF_ERR_FORMAT, "%s: header length %llu exceeds the 100 MB limit", path, (unsigned long long)n);
     if (n > size - 8) return wgf_fail(err, WGF_ERR_FORMAT, "%s: header length %llu larger than the file (%llu bytes; truncated?)", path, (unsigned long long)n, (unsigned long long)size);
     if (n < 2 || p[8] != '{') return wgf_fail(err, WGF_ERR_FORMAT, "%s: header does not start with '{'", path);
