@@ -229,6 +229,20 @@ static void wgf__compare(struct wgf_fusion_variant *v, const char *what, const f
     }
 }
 
+/* Read a plan's outputs and compare them with the references into v (no run). */
+static enum wgf_status wgf__plan_verify(struct wgf__fb *fb, const struct wgf__plan *pl, struct wgf_fusion_variant *v)
+{
+    enum wgf_status s = WGF_OK;
+    for (int k = 0; k < pl->n_out && !s && v->correct; k++) {
+        float *got = malloc(sizeof *got * (pl->out_n[k] + WGF__PAD));
+        if (!got) return wgf_fail(fb->err, WGF_ERR_NOMEM, "bench fusion %s: readback", fb->exp);
+        s = wgf_buffer_read(fb->ctx, pl->out[k], 0, got, sizeof *got * (pl->out_n[k] + WGF__PAD));
+        if (!s) wgf__compare(v, wgf_buffer_label(pl->out[k]), got, pl->want[k], pl->out_n[k], pl->tol);
+        free(got);
+    }
+    return s;
+}
+
 /* Poison the outputs, run the plan once, compare every output with its reference. */
 static enum wgf_status wgf__plan_check(struct wgf__fb *fb, const struct wgf__plan *pl, struct wgf_fusion_variant *v)
 {
@@ -239,13 +253,7 @@ static enum wgf_status wgf__plan_check(struct wgf__fb *fb, const struct wgf__pla
     enum wgf_status s = WGF_OK;
     for (int k = 0; k < pl->n_out && !s; k++) s = wgf_buffer_fill_u32(fb->ctx, pl->out[k], WGF__POISON);
     if (!s) s = wgf__plan_run(fb->ctx, pl, 1);
-    for (int k = 0; k < pl->n_out && !s && v->correct; k++) {
-        float *got = malloc(sizeof *got * (pl->out_n[k] + WGF__PAD));
-        if (!got) return wgf_fail(fb->err, WGF_ERR_NOMEM, "bench fusion %s: readback", fb->exp);
-        s = wgf_buffer_read(fb->ctx, pl->out[k], 0, got, sizeof *got * (pl->out_n[k] + WGF__PAD));
-        if (!s) wgf__compare(v, wgf_buffer_label(pl->out[k]), got, pl->want[k], pl->out_n[k], pl->tol);
-        free(got);
-    }
+    if (!s) s = wgf__plan_verify(fb, pl, v);
     if (s) return wgf__fb_gpu_fail(fb, s, pl->name);
     if (v->correct)
         snprintf(v->detail, sizeof v->detail, "max|err| %.3g <= %.3g (%.0e x max|ref|)", v->max_abs_err, v->tol, pl->tol);
@@ -260,8 +268,11 @@ static enum wgf_status wgf__run_plan_fn(struct wgf__fb *fb, const void *arg, int
     return wgf__plan_run(fb->ctx, arg, iters);
 }
 
+/* Time `fn` (warm-up, then reps runs of iters iterations). With `verify`, every timed run
+ * starts from poisoned outputs and its result is compared with the reference after the
+ * clock stops: a kernel that fails only sometimes (a race) cannot hide among the timings. */
 static enum wgf_status wgf__time(struct wgf__fb *fb, wgf__run_fn fn, const void *arg, int iters,
-                                 struct wgf_fusion_variant *v)
+                                 struct wgf_fusion_variant *v, const struct wgf__plan *verify)
 {
     const struct wgf_fusion_opts *o = fb->o;
     if (o->check_only || !v->correct) return WGF_OK;
@@ -274,10 +285,22 @@ static enum wgf_status wgf__time(struct wgf__fb *fb, wgf__run_fn fn, const void 
     if (!t) return wgf_fail(fb->err, WGF_ERR_NOMEM, "bench fusion: samples");
     enum wgf_status s = WGF_OK;
     for (int rep = -o->warmup; rep < o->reps && !s; rep++) {
+        for (int k = 0; verify && k < verify->n_out && !s; k++) s = wgf_buffer_fill_u32(fb->ctx, verify->out[k], WGF__POISON);
+        if (s) break;
         uint64_t t0 = wgf_now_ns();
         s           = fn(fb, arg, iters);
         uint64_t t1 = wgf_now_ns();
         if (rep >= 0) t[rep] = (double)(t1 - t0) / 1e3 / iters;
+        if (!s && verify) {
+            struct wgf_fusion_variant chk = {.correct = true};
+            s                             = wgf__plan_verify(fb, verify, &chk);
+            if (!s && !chk.correct) {
+                v->correct = false;
+                snprintf(v->detail, sizeof v->detail, "run %d of timing: %.130s", rep, chk.detail);
+                free(t);
+                return WGF_OK;
+            }
+        }
     }
     if (s) s = wgf__fb_gpu_fail(fb, s, v->name);
     else s = wgf_stats_compute(t, o->reps, &v->us, fb->err);
@@ -342,7 +365,7 @@ static enum wgf_status wgf__exp_rmsnorm(struct wgf__fb *fb, struct wgf_fusion_re
         res->n_variants = i + 1;
     }
     for (int i = 0; i < 2; i++)
-        if ((s = wgf__time(fb, wgf__run_plan_fn, pl[i], res->iters, &res->v[i]))) return s;
+        if ((s = wgf__time(fb, wgf__run_plan_fn, pl[i], res->iters, &res->v[i], pl[i]))) return s;
     return WGF_OK;
 }
 
@@ -471,7 +494,7 @@ static enum wgf_status wgf__exp_mlp(struct wgf__fb *fb, struct wgf_fusion_result
         res->n_variants = i + 1;
     }
     for (int i = 0; i < 3; i++)
-        if ((s = wgf__time(fb, wgf__run_plan_fn, pl[i], res->iters, &res->v[i]))) return s;
+        if ((s = wgf__time(fb, wgf__run_plan_fn, pl[i], res->iters, &res->v[i], pl[i]))) return s;
     /* the mega-kernel re-arms its counter; a second check proves it after the timed runs */
     if (!fb->o->check_only && res->v[2].correct) {
         struct wgf_fusion_variant again = {0};
@@ -530,7 +553,7 @@ static enum wgf_status wgf__exp_kv(struct wgf__fb *fb, struct wgf_fusion_result 
         res->n_variants = i + 1;
     }
     for (int i = 0; i < 2; i++)
-        if ((s = wgf__time(fb, wgf__run_plan_fn, pl[i], res->iters, &res->v[i]))) return s;
+        if ((s = wgf__time(fb, wgf__run_plan_fn, pl[i], res->iters, &res->v[i], pl[i]))) return s;
     return WGF_OK;
 }
 
@@ -570,7 +593,7 @@ static enum wgf_status wgf__exp_softmax(struct wgf__fb *fb, struct wgf_fusion_re
         res->n_variants = i + 1;
     }
     for (int i = 0; i < 2; i++)
-        if ((s = wgf__time(fb, wgf__run_plan_fn, pl[i], res->iters, &res->v[i]))) return s;
+        if ((s = wgf__time(fb, wgf__run_plan_fn, pl[i], res->iters, &res->v[i], pl[i]))) return s;
     return WGF_OK;
 }
 
@@ -660,8 +683,8 @@ static enum wgf_status wgf__exp_argmax(struct wgf__fb *fb, struct wgf_fusion_res
     dv->correct = got[0] == ref && got[1] == want_bits && pad_ok;
     snprintf(dv->detail, sizeof dv->detail, "token %u (max bits %08x), reference %u (%08x)%s", got[0], got[1], ref,
              want_bits, pad_ok ? "" : "; wrote past the output");
-    if ((s = wgf__time(fb, wgf__argmax_readback, &a, res->iters, rb))) return s;
-    if ((s = wgf__time(fb, wgf__argmax_device, &a, res->iters, dv))) return s;
+    if ((s = wgf__time(fb, wgf__argmax_readback, &a, res->iters, rb, NULL))) return s;
+    if ((s = wgf__time(fb, wgf__argmax_device, &a, res->iters, dv, NULL))) return s;
     if (!fb->o->check_only && (a.last != ref)) { /* the timed runs chose the same token */
         dv->correct = false;
         snprintf(dv->detail, sizeof dv->detail, "timed runs chose %u, reference %u", a.last, ref);
@@ -745,7 +768,7 @@ static enum wgf_status wgf__exp_batching(struct wgf__fb *fb, struct wgf_fusion_r
         res->n_variants = i + 1;
     }
     for (int i = 0; i < 4; i++)
-        if ((s = wgf__time(fb, wgf__batch_run, &b[i], res->iters, &res->v[i]))) return s;
+        if ((s = wgf__time(fb, wgf__batch_run, &b[i], res->iters, &res->v[i], &pl))) return s;
     /* after the timed runs the output must still be right */
     struct wgf_fusion_variant again = {0};
     if ((s = wgf__plan_check(fb, &pl, &again))) return s;
@@ -825,8 +848,8 @@ static enum wgf_status wgf__exp_pooling(struct wgf__fb *fb, struct wgf_fusion_re
     wgf__plan_add(&fpl, p, bg, 1);
     if ((s = wgf__plan_check(fb, &fpl, v))) return s;
     v->submits = res->v[1].submits = 1;
-    if ((s = wgf__time(fb, wgf__pool_run, &fresh, res->iters, &res->v[0]))) return s;
-    if ((s = wgf__time(fb, wgf__pool_run, &pooled, res->iters, &res->v[1]))) return s;
+    if ((s = wgf__time(fb, wgf__pool_run, &fresh, res->iters, &res->v[0], NULL))) return s;
+    if ((s = wgf__time(fb, wgf__pool_run, &pooled, res->iters, &res->v[1], &pl))) return s;
     return WGF_OK;
 }
 
