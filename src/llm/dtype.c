@@ -48,17 +48,9 @@ bool wgf__dtype_nbytes(enum wgf_dtype t, uint64_t nelems, uint64_t ncols, uint64
     return wgf_mul_u64(nelems / be, (uint64_t)wgf_dtype_block_bytes(t), out);
 }
 
-/* ---- scalar conversions ------------------------------------------------------------------
- * wgf_f16_to_f32 / wgf_f32_to_f16 are weak: src/bench/fusion_ref.c (bench part) currently
- * defines the same two functions (same rounding: nearest even); weak lets the library link
- * while both exist. Drop the attribute once only one definition remains. */
-#if defined(__GNUC__)
-#define WGF__WEAK __attribute__((weak))
-#else
-#define WGF__WEAK
-#endif
+/* ---- scalar conversions ------------------------------------------------------------------ */
 
-WGF__WEAK float wgf_f16_to_f32(uint16_t h)
+float wgf_f16_to_f32(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu, x;
     if (exp == 0) {
@@ -72,7 +64,7 @@ WGF__WEAK float wgf_f16_to_f32(uint16_t h)
     return f;
 }
 
-WGF__WEAK uint16_t wgf_f32_to_f16(float f)
+uint16_t wgf_f32_to_f16(float f)
 {
     uint32_t x;
     memcpy(&x, &f, 4);
