@@ -443,6 +443,7 @@ void wgf_gguf_close(struct wgf_gguf *g)
 }
 
 const char *wgf_gguf_path(const struct wgf_gguf *g) { return g->path; }
+const struct wgf_mapfile *wgf__gguf_mapfile(const struct wgf_gguf *g) { return &g->map; }
 uint32_t    wgf_gguf_version(const struct wgf_gguf *g) { return g->version; }
 uint32_t    wgf_gguf_alignment(const struct wgf_gguf *g) { return g->alignment; }
 

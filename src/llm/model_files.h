@@ -45,6 +45,11 @@ void            wgf__st_close(struct wgf__st_file *f);
 /* Parse an in-memory file image (the mapping is borrowed; used by open and by tests). */
 const struct wgf__st_tensor *wgf__st_find(const struct wgf__st_file *f, const char *name);
 
+/* ---- gguf.c ----------------------------------------------------------------------------- */
+struct wgf_gguf;
+/* The mapping behind an open GGUF (for releasing pages that were copied out). */
+const struct wgf_mapfile *wgf__gguf_mapfile(const struct wgf_gguf *g);
+
 /* ---- hf_config.c ------------------------------------------------------------------------ */
 /* Parse config.json text (len bytes) into *cfg. `path` is used in messages. */
 enum wgf_status wgf__hf_config_parse(const char *path, const char *text, size_t len,
@@ -52,7 +57,6 @@ enum wgf_status wgf__hf_config_parse(const char *path, const char *text, size_t 
 /* Check the derived invariants (positive dims, head divisibility, limits). */
 enum wgf_status wgf__llm_config_check(const char *path, const struct wgf_llm_config *cfg,
                                       struct wgf_err *err);
-/* Fill Llama-3 frequency factors etc. after parsing (no-op for other types). */
 
 /* ---- names ------------------------------------------------------------------------------ */
 /* llama.cpp's q/k row permutation for Llama (GGUF order <-> HF rotate-half order).
