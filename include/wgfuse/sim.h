@@ -190,6 +190,9 @@ const struct wgf_sim_market *wgf_sim_market_of(const wgf_sim *sim);
 /* Current population (pop, n_params) f32, host <-> GPU. */
 enum wgf_status wgf_sim_params_write(wgf_sim *sim, const float *params, struct wgf_err *err);
 enum wgf_status wgf_sim_params_read(wgf_sim *sim, float *params, struct wgf_err *err);
+/* One genome (n_params floats) of the current population. After an evolve with elites >= 1,
+ * genome 0 is the best of the last evaluated population. */
+enum wgf_status wgf_sim_genome_read(wgf_sim *sim, int genome, float *params, struct wgf_err *err);
 /* The generation counter the kernels draw their randomness from (starts at 0). */
 enum wgf_status wgf_sim_generation_set(wgf_sim *sim, uint32_t gen, struct wgf_err *err);
 uint32_t        wgf_sim_generation(const wgf_sim *sim);

@@ -1,4 +1,637 @@
-/* Placeholder until the simulation lands (owned by the sim work; replace wholesale). */
+/* wgfuse sim — train, eval, trace and bench the fused sequential simulation, and the sim
+ * section of `wgfuse report`. Only this file prints; src/sim/ does the work. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "cli/cli.h"
-int wgf_cmd_sim(int argc, char **argv) { (void)argc; (void)argv; wgf_cli_error("sim: not built yet"); return 1; }
-int wgf_report_sim_section(FILE *out, wgf_ctx *ctx) { (void)out; (void)ctx; return 0; }
+#include "wgfuse/sim.h"
+
+#define METRIC_TEXT                                                                                        \
+    "metric: a generation = evaluate (reset + every genome's episode) + evolve (GA or ES update) over the\n" \
+    "        whole population, on the GPU. gen/s is reported twice, labelled: without readback (generations\n" \
+    "        submitted back to back, one wait at the end) and with readback (the fitness of every generation\n" \
+    "        read to the host, as a training loop that prints does). docs/sim.md has the details.\n"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: wgfuse sim train ENV [--algo ga|es] [--pop N] [--gens MAX] [--seed N] [--strategy S]\n"
+            "                 [--steps L] [--hidden H] [--target R] [--eval-episodes N] [--out FILE]\n"
+            "                 [--elites N] [--tournament N] [--mut-rate P] [--mut-sigma S] [--es-sigma S] [--lr A]\n"
+            "       wgfuse sim eval FILE [--episodes N] [--seed N] [--strategy S]\n"
+            "       wgfuse sim trace ENV --actions A,A,... [--state S,S,...] [--seed N]\n"
+            "       wgfuse sim bench [--workload W,...] [--strategy S,...] [--pop N,...] [--steps L,...]\n"
+            "                 [--gens N] [--runs N] [--hidden H] [--dim D] [--json]\n"
+            "\n"
+            "ENV: cartpole (CartPole-v1), acrobot (Acrobot-v1), mountaincar (MountainCar-v0); bench also\n"
+            "     rastrigin (population x dimension 2000) and finsim (16 assets, 8-16-6 recurrent policy).\n"
+            "S:   fused (one dispatch per episode), chunked:K (K steps per dispatch), per-step.\n"
+            "train stops when the best genome's mean return over --eval-episodes (100) fresh episodes\n"
+            "reaches --target (Gymnasium's threshold: CartPole 475, Acrobot -100, MountainCar -110),\n"
+            "then writes the policy to --out (default ENV.policy) atomically.\n"
+            "trace steps the plain-C environment from --state (default: the seeded reset state) and\n"
+            "prints t,action,reward,terminated and the state as CSV; it stops at termination.\n"
+            "\n" METRIC_TEXT);
+}
+
+/* ---- small helpers ------------------------------------------------------------------------ */
+
+static int open_ctx(wgf_ctx **ctx)
+{
+    struct wgf_gpu_options o = wgf_cli_gpu_options();
+    struct wgf_err err = {0};
+    if (wgf_ctx_create(&o, ctx, &err) != WGF_OK) {
+        wgf_cli_error("%s", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* Split "a,b,c" into at most cap items (pointers into a copy the caller frees). */
+static int split_list(const char *s, char **copy, const char **items, int cap)
+{
+    *copy = strdup(s ? s : "");
+    if (!*copy) return -1;
+    int n = 0;
+    for (char *tok = strtok(*copy, ","); tok && n < cap; tok = strtok(NULL, ",")) items[n++] = tok;
+    return n;
+}
+
+static float default_target(enum wgf_sim_workload w)
+{
+    return w == WGF_SIM_CARTPOLE ? 475.0f : w == WGF_SIM_ACROBOT ? -100.0f : -110.0f;
+}
+
+static void stats(const float *f, int n, double *mean, double *best)
+{
+    double s = 0, b = -INFINITY;
+    for (int i = 0; i < n; i++) s += f[i], b = fmax(b, f[i]);
+    *mean = s / n, *best = b;
+}
+
+/* Mean return of one policy over `episodes` fresh episodes (a population of copies). The
+ * eval sim is built once by the caller; this only uploads and evaluates. */
+static enum wgf_status eval_policy(wgf_sim *ev, const float *params, int np, int episodes, float *fit, double *mean,
+                                   struct wgf_err *err)
+{
+    float *all = malloc((size_t)episodes * np * sizeof *all);
+    if (!all) return wgf_fail(err, WGF_ERR_NOMEM, "eval: %d episodes", episodes);
+    for (int i = 0; i < episodes; i++) memcpy(all + (size_t)i * np, params, (size_t)np * sizeof *all);
+    enum wgf_status s = wgf_sim_params_write(ev, all, err);
+    free(all);
+    if (s == WGF_OK) s = wgf_sim_evaluate(ev, err);
+    if (s == WGF_OK) s = wgf_sim_fitness_read(ev, fit, err);
+    double best;
+    if (s == WGF_OK) stats(fit, episodes, mean, &best);
+    return s;
+}
+
+static int save_policy(const char *path, enum wgf_sim_workload w, const struct wgf_sim_policy *p, const float *params)
+{
+    char  *text = NULL;
+    size_t len  = 0;
+    struct wgf_err err = {0};
+    if (wgf_sim_policy_save(w, p, params, &text, &len, &err) != WGF_OK) {
+        wgf_cli_error("%s", err.msg);
+        return 1;
+    }
+    int e = wgf_cli_write_atomic(path, text, len);
+    free(text);
+    if (e) {
+        wgf_cli_error("sim: cannot write %s: %s", path, strerror(e));
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- train ------------------------------------------------------------------------------- */
+
+static int cmd_train(int argc, char **argv)
+{
+    if (argc < 2 || argv[1][0] == '-') {
+        usage(stderr);
+        return 2;
+    }
+    struct wgf_err err = {0};
+    enum wgf_sim_workload w;
+    if (wgf_sim_workload_parse(argv[1], &w, &err) != WGF_OK) {
+        wgf_cli_error("%s", err.msg);
+        return 2;
+    }
+    if (!wgf_sim_workload_info(w)->sequential || w == WGF_SIM_FINSIM) {
+        wgf_cli_error("sim train: %s has no policy to save; use `wgfuse sim bench --workload %s`", argv[1], argv[1]);
+        return 2;
+    }
+    struct wgf_sim_config c = wgf_sim_config_default(w);
+    struct wgf_sim_es_config ec = wgf_sim_es_config_default();
+    bool   es = false;
+    long   max_gens = 500, eval_eps = 100, v;
+    double target = default_target(w), d;
+    char   out_default[256];
+    const char *out = NULL;
+    c.pop = 1024;
+    c.ga.elites = 16;
+    for (int i = 2; i < argc; i++) {
+        const char *f = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(f, "--algo") && a) {
+            if (!strcmp(a, "es")) es = true;
+            else if (strcmp(a, "ga")) return wgf_cli_error("--algo: ga or es"), 2;
+            i++;
+        } else if (!strcmp(f, "--pop")) {
+            if (!wgf_cli_parse_long(f, a, 2, 4000000, &v)) return 2;
+            c.pop = (int)v, i++;
+        } else if (!strcmp(f, "--gens")) {
+            if (!wgf_cli_parse_long(f, a, 1, 100000000, &max_gens)) return 2;
+            i++;
+        } else if (!strcmp(f, "--seed")) {
+            if (!wgf_cli_parse_long(f, a, 0, 4294967295L, &v)) return 2;
+            c.seed = (uint32_t)v, i++;
+        } else if (!strcmp(f, "--steps")) {
+            if (!wgf_cli_parse_long(f, a, 1, 1000000, &v)) return 2;
+            c.max_steps = (int)v, i++;
+        } else if (!strcmp(f, "--hidden")) {
+            if (!wgf_cli_parse_long(f, a, 1, 64, &v)) return 2;
+            c.hidden = (int)v, i++;
+        } else if (!strcmp(f, "--strategy") && a) {
+            if (wgf_sim_strategy_parse(a, &c.strategy, &c.chunk, &err) != WGF_OK) return wgf_cli_error("%s", err.msg), 2;
+            i++;
+        } else if (!strcmp(f, "--target")) {
+            if (!wgf_cli_parse_double(f, a, -1e9, 1e9, &target)) return 2;
+            i++;
+        } else if (!strcmp(f, "--eval-episodes")) {
+            if (!wgf_cli_parse_long(f, a, 1, 100000, &eval_eps)) return 2;
+            i++;
+        } else if (!strcmp(f, "--out") && a) {
+            out = a, i++;
+        } else if (!strcmp(f, "--elites")) {
+            if (!wgf_cli_parse_long(f, a, 0, 1000000, &v)) return 2;
+            c.ga.elites = (int)v, i++;
+        } else if (!strcmp(f, "--tournament")) {
+            if (!wgf_cli_parse_long(f, a, 1, 64, &v)) return 2;
+            c.ga.tournament = (int)v, i++;
+        } else if (!strcmp(f, "--mut-rate")) {
+            if (!wgf_cli_parse_double(f, a, 0, 1, &d)) return 2;
+            c.ga.mut_rate = (float)d, i++;
+        } else if (!strcmp(f, "--mut-sigma")) {
+            if (!wgf_cli_parse_double(f, a, 0, 100, &d)) return 2;
+            c.ga.mut_sigma = (float)d, i++;
+        } else if (!strcmp(f, "--es-sigma")) {
+            if (!wgf_cli_parse_double(f, a, 1e-6, 100, &d)) return 2;
+            ec.sigma = (float)d, i++;
+        } else if (!strcmp(f, "--lr")) {
+            if (!wgf_cli_parse_double(f, a, 1e-9, 100, &d)) return 2;
+            ec.lr = (float)d, i++;
+        } else {
+            wgf_cli_error("sim train: unknown or incomplete flag '%s'", f);
+            return 2;
+        }
+    }
+    if (!es && c.ga.elites < 1) return wgf_cli_error("sim train: the GA needs --elites >= 1 (genome 0 is the candidate)"), 2;
+    if (es && c.pop % 2) c.pop++;
+    if (!out) {
+        snprintf(out_default, sizeof out_default, "%s.policy", wgf_sim_workload_info(w)->name);
+        out = out_default;
+    }
+    if (es) c.init_sigma = 0.0f; /* ES starts from the zero policy */
+
+    wgf_ctx *ctx = NULL;
+    if (open_ctx(&ctx)) return 1;
+    int rc = 1;
+    wgf_sim *sim = NULL, *ev = NULL;
+    wgf_sim_es *trainer = NULL;
+    float *fit = NULL, *efit = NULL, *cand = NULL;
+    struct wgf_sim_config ecfg = c;
+    ecfg.pop = (int)eval_eps, ecfg.seed = c.seed + 1u, ecfg.strategy = WGF_SIM_FUSED;
+    if (ecfg.pop < 2) ecfg.pop = 2;
+    if (wgf_sim_create(ctx, &c, &sim, &err) != WGF_OK || wgf_sim_create(ctx, &ecfg, &ev, &err) != WGF_OK ||
+        (es && wgf_sim_es_create(sim, &ec, NULL, &trainer, &err) != WGF_OK)) {
+        wgf_cli_error("%s", err.msg);
+        goto done;
+    }
+    int np = wgf_sim_n_params(sim);
+    struct wgf_sim_policy pol = wgf_sim_policy_of(sim);
+    fit  = malloc((size_t)c.pop * sizeof *fit);
+    efit = malloc((size_t)ecfg.pop * sizeof *efit);
+    cand = malloc((size_t)np * sizeof *cand);
+    if (!fit || !efit || !cand) {
+        wgf_cli_error("sim train: out of memory");
+        goto done;
+    }
+    const struct wgf_adapter_desc *ad = wgf_ctx_adapter(ctx);
+    printf("# sim train %s: %s, population %d, policy %d-%d-%d (%d params), %d steps, %s, seed %u, device %s\n",
+           wgf_sim_workload_info(w)->gym_id, es ? "OpenAI-ES" : "GA", c.pop, pol.n_in, pol.n_hidden, pol.n_out, np,
+           wgf_sim_config_of(sim)->max_steps, wgf_sim_strategy_name(c.strategy), c.seed, ad->name);
+    printf("# gen/s below includes the per-generation fitness readback (and the printing)\n");
+    printf("gen,best,mean,gen_per_s\n");
+    uint64_t t0 = wgf_now_ns();
+    double   eval_mean = -INFINITY;
+    long     g;
+    bool     solved = false;
+    for (g = 0; g < max_gens; g++) {
+        enum wgf_status s = es ? wgf_sim_es_generations(trainer, 1, &err) : wgf_sim_generations(sim, 1, &err);
+        if (s == WGF_OK) s = wgf_sim_fitness_read(sim, fit, &err);
+        if (s != WGF_OK) {
+            wgf_cli_error("%s", err.msg);
+            goto done;
+        }
+        double mean, best, secs = (double)(wgf_now_ns() - t0) / 1e9;
+        stats(fit, c.pop, &mean, &best);
+        printf("%ld,%.2f,%.2f,%.1f\n", g, best, mean, (double)(g + 1) / secs);
+        fflush(stdout);
+        /* a candidate worth the 100-episode check: GA's genome 0 after evolve is the best of
+         * the population just evaluated; ES's is the centre theta */
+        if (best >= target) {
+            s = es ? wgf_sim_es_theta_read(trainer, cand, &err) : wgf_sim_genome_read(sim, 0, cand, &err);
+            if (s == WGF_OK) s = eval_policy(ev, cand, np, ecfg.pop, efit, &eval_mean, &err);
+            if (s != WGF_OK) {
+                wgf_cli_error("%s", err.msg);
+                goto done;
+            }
+            printf("# eval gen %ld: mean return over %d episodes %.2f (target %.1f)\n", g, ecfg.pop, eval_mean, target);
+            if (eval_mean >= target) {
+                solved = true;
+                g++;
+                break;
+            }
+        }
+    }
+    double secs = (double)(wgf_now_ns() - t0) / 1e9;
+    if (!solved) {
+        printf("# not solved after %ld generations (%.2f s); last eval mean %.2f\n", g, secs, eval_mean);
+        rc = 1;
+        goto done;
+    }
+    if (save_policy(out, w, &pol, cand)) goto done;
+    printf("# solved: %ld generations in %.2f s (%.1f gen/s with readback), mean return %.2f over %d episodes; "
+           "policy saved to %s\n",
+           g, secs, g / secs, eval_mean, ecfg.pop, out);
+    rc = 0;
+done:
+    free(fit), free(efit), free(cand);
+    wgf_sim_es_free(trainer);
+    wgf_sim_free(ev);
+    wgf_sim_free(sim);
+    wgf_ctx_free(ctx);
+    return rc;
+}
+
+/* ---- eval -------------------------------------------------------------------------------- */
+
+static int cmd_eval(int argc, char **argv)
+{
+    if (argc < 2 || argv[1][0] == '-') {
+        usage(stderr);
+        return 2;
+    }
+    long   episodes = 100, seed = 12345, v;
+    struct wgf_err err = {0};
+    enum wgf_sim_strategy strategy = WGF_SIM_FUSED;
+    int    chunk = 50;
+    for (int i = 2; i < argc; i++) {
+        const char *f = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(f, "--episodes")) {
+            if (!wgf_cli_parse_long(f, a, 2, 1000000, &episodes)) return 2;
+            i++;
+        } else if (!strcmp(f, "--seed")) {
+            if (!wgf_cli_parse_long(f, a, 0, 4294967295L, &v)) return 2;
+            seed = v, i++;
+        } else if (!strcmp(f, "--strategy") && a) {
+            if (wgf_sim_strategy_parse(a, &strategy, &chunk, &err) != WGF_OK) return wgf_cli_error("%s", err.msg), 2;
+            i++;
+        } else {
+            wgf_cli_error("sim eval: unknown or incomplete flag '%s'", f);
+            return 2;
+        }
+    }
+    FILE *fp = fopen(argv[1], "rb");
+    if (!fp) {
+        wgf_cli_error("sim eval: cannot open %s: %s", argv[1], strerror(errno));
+        return 1;
+    }
+    char  *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 > cap) {
+            char *t = realloc(text, cap = cap * 2 + 8192);
+            if (!t) break;
+            text = t;
+        }
+        size_t n = fread(text + len, 1, cap - len, fp);
+        if (!n) break;
+        len += n;
+    }
+    fclose(fp);
+    enum wgf_sim_workload w;
+    struct wgf_sim_policy p;
+    float *params = NULL;
+    if (!text || wgf_sim_policy_load(text, len, &w, &p, &params, &err) != WGF_OK) {
+        wgf_cli_error("%s: %s", argv[1], text ? err.msg : "out of memory");
+        free(text);
+        return 1;
+    }
+    free(text);
+    wgf_ctx *ctx = NULL;
+    if (open_ctx(&ctx)) {
+        free(params);
+        return 1;
+    }
+    int rc = 1;
+    struct wgf_sim_config c = wgf_sim_config_default(w);
+    c.pop = (int)episodes, c.seed = (uint32_t)seed, c.hidden = p.n_hidden, c.n_feedback = p.n_feedback;
+    c.strategy = strategy, c.chunk = chunk;
+    wgf_sim *sim = NULL;
+    float   *fit = malloc((size_t)episodes * sizeof *fit);
+    double   mean = 0, best = 0, lo = INFINITY;
+    if (!fit || wgf_sim_create(ctx, &c, &sim, &err) != WGF_OK ||
+        eval_policy(sim, params, wgf_sim_n_params(sim), c.pop, fit, &mean, &err) != WGF_OK) {
+        wgf_cli_error("%s", fit ? err.msg : "out of memory");
+        goto done;
+    }
+    stats(fit, c.pop, &mean, &best);
+    for (int i = 0; i < c.pop; i++) lo = fmin(lo, fit[i]);
+    float target = default_target(w);
+    printf("%s: %s policy %d-%d-%d, %ld episodes (seed %ld, %s): mean return %.2f, min %.0f, max %.0f -> %s (threshold %.0f)\n",
+           argv[1], wgf_sim_workload_info(w)->gym_id, p.n_in, p.n_hidden, p.n_out, episodes, seed,
+           wgf_sim_strategy_name(strategy), mean, lo, best, mean >= target ? "solved" : "not solved", target);
+    rc = 0;
+done:
+    free(fit), free(params);
+    wgf_sim_free(sim);
+    wgf_ctx_free(ctx);
+    return rc;
+}
+
+/* ---- trace ------------------------------------------------------------------------------- */
+
+static int cmd_trace(int argc, char **argv)
+{
+    if (argc < 2 || argv[1][0] == '-') {
+        usage(stderr);
+        return 2;
+    }
+    struct wgf_err err = {0};
+    enum wgf_sim_workload w;
+    if (wgf_sim_workload_parse(argv[1], &w, &err) != WGF_OK || wgf_sim_workload_info(w)->n_state == 0) {
+        wgf_cli_error("sim trace: %s", err.msg[0] ? err.msg : "only cartpole, acrobot, mountaincar have a state to trace");
+        return 2;
+    }
+    const struct wgf_sim_workload_info *wi = wgf_sim_workload_info(w);
+    const char *actions = NULL, *state = NULL;
+    long seed = 1, v;
+    for (int i = 2; i < argc; i++) {
+        const char *f = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(f, "--actions") && a) actions = a, i++;
+        else if (!strcmp(f, "--state") && a) state = a, i++;
+        else if (!strcmp(f, "--seed")) {
+            if (!wgf_cli_parse_long(f, a, 0, 4294967295L, &v)) return 2;
+            seed = v, i++;
+        } else {
+            wgf_cli_error("sim trace: unknown or incomplete flag '%s'", f);
+            return 2;
+        }
+    }
+    if (!actions) return wgf_cli_error("sim trace: --actions A,A,... is required"), 2;
+    float s[WGF_SIM_MAX_STATE] = {0};
+    wgf_sim_env_reset(w, (uint32_t)seed, 0, 0, s);
+    char       *copy = NULL;
+    const char *items[64];
+    if (state) {
+        int n = split_list(state, &copy, items, 64);
+        if (n != wi->n_state) {
+            free(copy);
+            return wgf_cli_error("sim trace: --state wants %d comma-separated numbers for %s", wi->n_state, wi->name), 2;
+        }
+        for (int i = 0; i < n; i++) {
+            double x;
+            if (!wgf_cli_parse_double("--state", items[i], -1e30, 1e30, &x)) return free(copy), 2;
+            s[i] = (float)x;
+        }
+        free(copy);
+    }
+    static const char *names[3][4] = {{"x", "x_dot", "theta", "theta_dot"},
+                                      {"theta1", "theta2", "dtheta1", "dtheta2"},
+                                      {"position", "velocity", "", ""}};
+    printf("t,action,reward,terminated");
+    for (int i = 0; i < wi->n_state; i++) printf(",%s", names[w][i]);
+    printf("\n0,,,0");
+    for (int i = 0; i < wi->n_state; i++) printf(",%.9g", s[i]);
+    printf("\n");
+    char *acopy = strdup(actions);
+    if (!acopy) return 1;
+    int t = 0;
+    for (char *tok = strtok(acopy, ","); tok; tok = strtok(NULL, ",")) {
+        long a;
+        if (!wgf_cli_parse_long("--actions", tok, 0, wi->n_actions - 1, &a)) return free(acopy), 2;
+        bool  term = false;
+        float r    = wgf_sim_env_step(w, s, (int)a, &term);
+        printf("%d,%ld,%g,%d", ++t, a, r, term);
+        for (int i = 0; i < wi->n_state; i++) printf(",%.9g", s[i]);
+        printf("\n");
+        if (term) break;
+    }
+    free(acopy);
+    return 0;
+}
+
+/* ---- bench ------------------------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fputc('\\', f);
+        if ((unsigned char)*s >= 0x20) fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+    const char *workloads = "cartpole", *strategies = "fused,chunked:50,per-step", *pops = "1024", *steps = "0";
+    long gens = 5, runs = 3, hidden = 0, dim = 2000;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        const char *f = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(f, "--workload") && a) workloads = a, i++;
+        else if (!strcmp(f, "--strategy") && a) strategies = a, i++;
+        else if (!strcmp(f, "--pop") && a) pops = a, i++;
+        else if (!strcmp(f, "--steps") && a) steps = a, i++;
+        else if (!strcmp(f, "--gens")) {
+            if (!wgf_cli_parse_long(f, a, 1, 100000, &gens)) return 2;
+            i++;
+        } else if (!strcmp(f, "--runs")) {
+            if (!wgf_cli_parse_long(f, a, 1, 101, &runs)) return 2;
+            i++;
+        } else if (!strcmp(f, "--hidden")) {
+            if (!wgf_cli_parse_long(f, a, 1, 64, &hidden)) return 2;
+            i++;
+        } else if (!strcmp(f, "--dim")) {
+            if (!wgf_cli_parse_long(f, a, 1, 1000000, &dim)) return 2;
+            i++;
+        } else if (!strcmp(f, "--json")) json = true;
+        else if (!strcmp(f, "--help") || !strcmp(f, "-h")) return usage(stdout), 0;
+        else {
+            wgf_cli_error("sim bench: unknown or incomplete flag '%s'", f);
+            return 2;
+        }
+    }
+    char *cw = NULL, *cs = NULL, *cp = NULL, *cl = NULL;
+    const char *W[16], *S[16], *P[16], *L[16];
+    int nw = split_list(workloads, &cw, W, 16), ns = split_list(strategies, &cs, S, 16);
+    int np = split_list(pops, &cp, P, 16), nl = split_list(steps, &cl, L, 16);
+    int rc = 2;
+    struct wgf_err err = {0};
+    /* validate everything before touching the GPU */
+    for (int i = 0; i < nw; i++) {
+        enum wgf_sim_workload w;
+        if (wgf_sim_workload_parse(W[i], &w, &err) != WGF_OK) goto usage_err;
+    }
+    for (int i = 0; i < ns; i++) {
+        enum wgf_sim_strategy st;
+        int k;
+        if (wgf_sim_strategy_parse(S[i], &st, &k, &err) != WGF_OK) goto usage_err;
+    }
+    long tmp;
+    for (int i = 0; i < np; i++)
+        if (!wgf_cli_parse_long("--pop", P[i], 2, 4000000, &tmp)) goto out;
+    for (int i = 0; i < nl; i++)
+        if (!wgf_cli_parse_long("--steps", L[i], 0, 1000000, &tmp)) goto out;
+
+    rc = 1;
+    wgf_ctx *ctx = NULL;
+    if (open_ctx(&ctx)) goto out;
+    const struct wgf_adapter_desc *ad = wgf_ctx_adapter(ctx);
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    if (json) {
+        printf("{\"tool\": \"wgfuse sim bench\", \"date\": \"%s\", \"device\": ", date);
+        json_str(stdout, ad->name);
+        printf(", \"backend\": ");
+        json_str(stdout, ad->backend);
+        printf(", \"driver\": ");
+        json_str(stdout, ad->driver);
+        printf(",\n \"metric\": \"generation = evaluate + evolve over the whole population; gen_per_s_noreadback: "
+               "generations submitted back to back; gen_per_s_readback: fitness read after every generation; "
+               "eval_per_s: reset + episode only\",\n \"results\": [");
+    } else {
+        printf("# wgfuse sim bench on %s (%s, %s), %s\n# %s", ad->name, ad->backend, ad->driver, date, METRIC_TEXT);
+        printf("%-12s %-12s %8s %6s %7s %5s %12s %12s %12s %7s\n", "workload", "strategy", "pop", "steps", "params",
+               "disp", "gen/s(noRB)", "gen/s(RB)", "eval/s", "ref");
+    }
+    int first = 1;
+    rc = 0;
+    for (int iw = 0; iw < nw; iw++) {
+        enum wgf_sim_workload w;
+        wgf_sim_workload_parse(W[iw], &w, &err);
+        const struct wgf_sim_workload_info *wi = wgf_sim_workload_info(w);
+        for (int is = 0; is < ns; is++) {
+            struct wgf_sim_config c = wgf_sim_config_default(w);
+            wgf_sim_strategy_parse(S[is], &c.strategy, &c.chunk, &err);
+            if (!wi->sequential && is > 0) break; /* Rastrigin: strategies do not apply */
+            for (int ip = 0; ip < np; ip++)
+                for (int il = 0; il < nl; il++) {
+                    if (!wi->sequential && il > 0) break;
+                    c.pop       = atoi(P[ip]);
+                    c.max_steps = atoi(L[il]);
+                    c.hidden    = (int)hidden;
+                    c.dim       = (int)dim;
+                    c.ga.elites = c.pop > 64 ? c.pop / 64 : 1;
+                    wgf_sim *sim = NULL;
+                    struct wgf_sim_bench_result r;
+                    enum wgf_status s = wgf_sim_create(ctx, &c, &sim, &err);
+                    if (s == WGF_OK) s = wgf_sim_bench_run(sim, (int)gens, (int)runs, &r, &err);
+                    const struct wgf_sim_config *rc_cfg = sim ? wgf_sim_config_of(sim) : &c;
+                    char strat[32];
+                    if (!wi->sequential) snprintf(strat, sizeof strat, "n/a");
+                    else if (c.strategy == WGF_SIM_CHUNKED) snprintf(strat, sizeof strat, "chunked:%d", c.chunk);
+                    else snprintf(strat, sizeof strat, "%s", wgf_sim_strategy_name(c.strategy));
+                    int L_eff = wi->sequential ? rc_cfg->max_steps : 0;
+                    if (s != WGF_OK) {
+                        wgf_cli_error("sim bench %s %s pop %d: %s", wi->name, strat, c.pop, err.msg);
+                        rc = 1;
+                        wgf_sim_free(sim);
+                        if (s == WGF_ERR_DEVICE_LOST) goto end;
+                        continue;
+                    }
+                    if (json) {
+                        printf("%s\n  {\"workload\": \"%s\", \"strategy\": \"%s\", \"pop\": %d, \"steps\": %d, "
+                               "\"params\": %d, \"dispatches_per_gen\": %d, \"gens\": %d, \"runs\": %ld, "
+                               "\"gen_per_s_noreadback\": %.4g, \"gen_per_s_readback\": %.4g, \"eval_per_s\": %.4g, "
+                               "\"checksum\": %.9g, \"ref_matched\": %d, \"ref_checked\": %d}",
+                               first ? "" : ",", wi->name, strat, c.pop, L_eff, wgf_sim_n_params(sim),
+                               r.dispatches_per_gen, r.gens, runs, r.gen_per_s_noreadback, r.gen_per_s_readback,
+                               r.eval_per_s, r.checksum, r.ref_matched, r.ref_checked);
+                    } else {
+                        printf("%-12s %-12s %8d %6d %7d %5d %12.2f %12.2f %12.2f %3d/%-3d\n", wi->name, strat, c.pop,
+                               L_eff, wgf_sim_n_params(sim), r.dispatches_per_gen, r.gen_per_s_noreadback,
+                               r.gen_per_s_readback, r.eval_per_s, r.ref_matched, r.ref_checked);
+                    }
+                    fflush(stdout);
+                    first = 0;
+                    wgf_sim_free(sim);
+                }
+        }
+    }
+end:
+    if (json) printf("\n ]}\n");
+    wgf_ctx_free(ctx);
+    goto out;
+usage_err:
+    wgf_cli_error("%s", err.msg);
+out:
+    free(cw), free(cs), free(cp), free(cl);
+    return rc;
+}
+
+/* ---- entry points ------------------------------------------------------------------------ */
+
+int wgf_cmd_sim(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *sub = argv[1];
+    if (!strcmp(sub, "train")) return cmd_train(argc - 1, argv + 1);
+    if (!strcmp(sub, "eval")) return cmd_eval(argc - 1, argv + 1);
+    if (!strcmp(sub, "trace")) return cmd_trace(argc - 1, argv + 1);
+    if (!strcmp(sub, "bench")) return cmd_bench(argc - 1, argv + 1);
+    wgf_cli_error("sim: unknown subcommand '%s' (train, eval, trace, bench)", sub);
+    return 2;
+}
+
+/* Fused vs per-step CartPole on this device: population 256, 500 steps, MLP 4-16-2, a few
+ * generations each (a few seconds on lavapipe). */
+int wgf_report_sim_section(FILE *out, wgf_ctx *ctx)
+{
+    fprintf(out, "\n## sim: fused vs per-step, CartPole-v1 (population 256, 500 steps, MLP 4-16-2, GA)\n");
+    fprintf(out, "%s", METRIC_TEXT);
+    enum wgf_sim_strategy st[2] = {WGF_SIM_FUSED, WGF_SIM_PER_STEP};
+    double g[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        struct wgf_sim_config c = wgf_sim_config_default(WGF_SIM_CARTPOLE);
+        c.pop = 256, c.strategy = st[i], c.ga.elites = 4;
+        struct wgf_err err = {0};
+        wgf_sim *sim = NULL;
+        struct wgf_sim_bench_result r;
+        enum wgf_status s = wgf_sim_create(ctx, &c, &sim, &err);
+        if (s == WGF_OK) s = wgf_sim_bench_run(sim, 3, 3, &r, &err);
+        wgf_sim_free(sim);
+        if (s != WGF_OK) {
+            fprintf(out, "sim %s: FAILED: %s\n", wgf_sim_strategy_name(st[i]), err.msg);
+            return 1;
+        }
+        g[i] = r.gen_per_s_noreadback;
+        fprintf(out, "  %-9s %4d dispatches/gen  %9.2f gen/s (no readback)  %9.2f gen/s (readback)  %9.2f eval/s  "
+                     "[C reference: %d/%d returns equal]\n",
+                wgf_sim_strategy_name(st[i]), r.dispatches_per_gen, r.gen_per_s_noreadback, r.gen_per_s_readback,
+                r.eval_per_s, r.ref_matched, r.ref_checked);
+    }
+    fprintf(out, "  fused / per-step: %.1fx (no readback)\n", g[1] > 0 ? g[0] / g[1] : 0.0);
+    return 0;
+}

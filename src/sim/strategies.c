@@ -309,6 +309,14 @@ enum wgf_status wgf_sim_params_read(wgf_sim *sim, float *params, struct wgf_err 
     return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, "params read");
 }
 
+enum wgf_status wgf_sim_genome_read(wgf_sim *sim, int genome, float *params, struct wgf_err *err)
+{
+    if (genome < 0 || genome >= sim->cfg.pop) return wgf_fail(err, WGF_ERR_ARG, "sim: genome %d of %d", genome, sim->cfg.pop);
+    size_t n = (size_t)sim->n_params * sizeof(float);
+    enum wgf_status s = wgf_buffer_read(sim->ctx, sim->params[sim->parity], (uint64_t)genome * n, params, n);
+    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, "genome read");
+}
+
 enum wgf_status wgf_sim_generation_set(wgf_sim *sim, uint32_t gen, struct wgf_err *err)
 {
     uint32_t ctl[4] = {gen, sim->cfg.seed, 0, 0};

@@ -1,0 +1,143 @@
+/* wgfuse sim — the generation-rate benchmark (wgfuse sim bench, the report section, and
+ * bench/h200_sim.sh through the CLI).
+ *
+ * Protocol:
+ *   1. warm up: one generation (compiles nothing new: pipelines exist since create).
+ *   2. verify: poison the fitness buffer, evaluate the current population, read it back and
+ *      compare the first min(pop, 16) genomes with the plain-C reference (classic control:
+ *      the return within 5% of C's for >= 75% of them: episodes are chaotic, a one-ulp
+ *      difference can flip a late action, see tests/sim/test_sim_strategies.c; Rastrigin and
+ *      finsim: |diff| <= 1e-3 (1 + |ref|) for all). No numbers are reported for a kernel that fails this (WGF_ERR_INTERNAL).
+ *   3. time `runs` times each, report the median. Every timed block starts from the same
+ *      population and generation counter (restored from a snapshot taken after the warm-up),
+ *      so the three modes and all runs do identical work: episode lengths, and so the work of
+ *      a kernel that stops at termination, depend on how good the population is.
+ *        no readback  gens generations recorded into one submit, then wait
+ *        readback     gens x (one generation submit + fitness read, as a training loop)
+ *        evaluation   gens x (reset + episode) in one submit, then wait (no evolve)
+ *   gen/s = gens / wall seconds (host clock around submit and wait).
+ *   A generation = evaluate + evolve over the whole population (docs/sim.md). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+
+#define BENCH_POISON 0x7FC0DEADu
+#define BENCH_VERIFY 16
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static enum wgf_status verify(wgf_sim *sim, struct wgf_sim_bench_result *res, struct wgf_err *err)
+{
+    int    pop = sim->cfg.pop, np = sim->n_params, n = pop < BENCH_VERIFY ? pop : BENCH_VERIFY;
+    float *fit = malloc((size_t)pop * 4), *x = malloc((size_t)n * np * 4);
+    enum wgf_status s = fit && x ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "sim bench: verify buffers");
+    if (s == WGF_OK && (s = wgf_buffer_fill_u32(sim->ctx, sim->fitness, BENCH_POISON)) != WGF_OK)
+        s = wgf__sim_gpu_fail(sim, err, s, "poison fitness");
+    if (s == WGF_OK && (s = wgf_buffer_read(sim->ctx, sim->params[sim->parity], 0, x, (size_t)n * np * 4)) != WGF_OK)
+        s = wgf__sim_gpu_fail(sim, err, s, "params read");
+    /* the generation counter the kernels will see */
+    uint32_t gen = sim->gen;
+    if (s == WGF_OK) s = wgf_sim_evaluate(sim, err);
+    if (s == WGF_OK) s = wgf_sim_fitness_read(sim, fit, err);
+    if (s != WGF_OK) goto out;
+    double sum = 0;
+    int    bad = 0;
+    for (int g = 0; g < pop; g++) {
+        uint32_t bits;
+        memcpy(&bits, &fit[g], 4);
+        if (bits == BENCH_POISON || !isfinite(fit[g])) bad++;
+        sum += fit[g];
+    }
+    res->checksum = sum;
+    if (bad) {
+        s = wgf_fail(err, WGF_ERR_INTERNAL, "sim bench: %d of %d fitness values unwritten or not finite", bad, pop);
+        goto out;
+    }
+    enum wgf_sim_workload w = sim->cfg.workload;
+    int matched = 0;
+    for (int g = 0; g < n; g++) {
+        const float *p = x + (size_t)g * np;
+        float ref;
+        if (w == WGF_SIM_RASTRIGIN) ref = -wgf_sim_rastrigin_ref(p, np);
+        else if (w == WGF_SIM_FINSIM) ref = wgf_sim_finsim_ref_episode(&sim->market, &sim->pol, p, sim->cfg.max_steps);
+        else ref = wgf_sim_ref_episode(w, &sim->pol, p, sim->cfg.max_steps, sim->cfg.seed, gen, (uint32_t)g, NULL);
+        bool classic = w != WGF_SIM_RASTRIGIN && w != WGF_SIM_FINSIM;
+        matched += classic ? fabs((double)fit[g] - ref) <= 0.05 * fmax(1.0, fabs(ref))
+                           : fabs((double)fit[g] - ref) <= 1e-3 * (1 + fabs(ref));
+    }
+    res->ref_checked   = n;
+    res->ref_matched   = matched;
+    res->ref_tolerance = (w == WGF_SIM_RASTRIGIN || w == WGF_SIM_FINSIM) ? 1e-3 : 0.05;
+    bool ok = (w == WGF_SIM_RASTRIGIN || w == WGF_SIM_FINSIM) ? matched == n : matched * 4 >= n * 3;
+    if (!ok)
+        s = wgf_fail(err, WGF_ERR_INTERNAL, "sim bench: only %d of %d genomes agree with the C reference: refusing to time a wrong kernel",
+                     matched, n);
+out:
+    free(fit), free(x);
+    return s;
+}
+
+enum wgf_status wgf_sim_bench_run(wgf_sim *sim, int gens, int runs, struct wgf_sim_bench_result *out, struct wgf_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (gens < 1 || runs < 1 || runs > 101) return wgf_fail(err, WGF_ERR_ARG, "sim bench: gens %d >= 1, runs %d in 1..101", gens, runs);
+    out->gens               = gens;
+    out->dispatches_per_gen = wgf_sim_dispatches_per_generation(sim);
+    size_t n_all = (size_t)sim->cfg.pop * sim->n_params;
+    float *fit = malloc((size_t)sim->cfg.pop * 4), *snap = malloc(n_all * 4);
+    double t_nr[101], t_rb[101], t_ev[101];
+    enum wgf_status s = fit && snap ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "sim bench");
+    if (s == WGF_OK) s = wgf_sim_generations(sim, 1, err);               /* warm up */
+    if (s == WGF_OK && (s = wgf_ctx_wait(sim->ctx)) != WGF_OK) s = wgf__sim_gpu_fail(sim, err, s, "warm-up");
+    uint32_t gen0 = sim->gen;
+    if (s == WGF_OK) s = wgf_sim_params_read(sim, snap, err);
+    if (s == WGF_OK) s = verify(sim, out, err);
+#define RESTORE()                                                                        \
+    do {                                                                                 \
+        if (s == WGF_OK) s = wgf_sim_params_write(sim, snap, err);                       \
+        if (s == WGF_OK) s = wgf_sim_generation_set(sim, gen0, err);                     \
+        if (s == WGF_OK && (s = wgf_ctx_wait(sim->ctx)) != WGF_OK) s = wgf__sim_gpu_fail(sim, err, s, "restore"); \
+    } while (0)
+    double *times[3] = {t_nr, t_rb, t_ev};
+    for (int r = 0; r < runs && s == WGF_OK; r++)
+        for (int mode = 0; mode < 3 && s == WGF_OK; mode++) {
+            RESTORE();
+            uint64_t      t0  = wgf_now_ns();
+            wgf_recorder *rec = NULL;
+            if (mode == 0) { /* no readback: gens generations, one submit, one wait */
+                s = wgf_sim_generations(sim, gens, err);
+            } else if (mode == 1) { /* readback: submit + fitness read per generation */
+                for (int g = 0; g < gens && s == WGF_OK; g++) {
+                    s = wgf_sim_generations(sim, 1, err);
+                    if (s == WGF_OK) s = wgf_sim_fitness_read(sim, fit, err);
+                }
+            } else { /* evaluation only: gens x (reset + episode), one submit */
+                if ((s = wgf_recorder_begin(sim->ctx, "sim.bench_evaluate", NULL, &rec)) != WGF_OK)
+                    s = wgf__sim_gpu_fail(sim, err, s, "recorder");
+                for (int g = 0; g < gens && s == WGF_OK; g++) s = wgf__sim_record_evaluate(sim, rec, err);
+                if (s != WGF_OK && rec) wgf_recorder_abandon(rec);
+                if (s == WGF_OK && (s = wgf_recorder_submit(rec)) != WGF_OK) s = wgf__sim_gpu_fail(sim, err, s, "submit");
+            }
+            if (s == WGF_OK && (s = wgf_ctx_wait(sim->ctx)) != WGF_OK) s = wgf__sim_gpu_fail(sim, err, s, "wait");
+            times[mode][r] = (double)(wgf_now_ns() - t0) / 1e9;
+        }
+#undef RESTORE
+    free(fit), free(snap);
+    if (s != WGF_OK) return s;
+    out->gen_per_s_noreadback = gens / median(t_nr, runs);
+    out->gen_per_s_readback   = gens / median(t_rb, runs);
+    out->eval_per_s           = gens / median(t_ev, runs);
+    return WGF_OK;
+}
