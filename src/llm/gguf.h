@@ -115,6 +115,16 @@ int64_t wgf_gguf_find_tensor(const struct wgf_gguf *g, const char *name); /* -1 
  * Hugging Face directory. Borrowed: lives as long as the model. */
 const struct wgf_gguf *wgf_llm_model_gguf(const struct wgf_llm_model *m);
 
+/* ---- tokenizer ------------------------------------------------------------------------ */
+struct wgf_tok_spec;
+/* Fill *spec (include "wgfuse/tokenizer.h") from tokenizer.ggml.*: model, tokens, scores,
+ * token_type, merges, pre, bos/eos/unk/padding/eot ids, add_bos_token, add_space_prefix.
+ * Strings are copied NUL-terminated into *storage (free() it after
+ * wgf_tokenizer_from_spec); spec->source = the file's path. Errors name the file and key:
+ * wrong element types, scores/token_type lengths != tokens, ids outside the vocabulary,
+ * NUL bytes in a string, unsupported tokenizer.ggml.model. */
+enum wgf_status wgf_gguf_tok_spec(const struct wgf_gguf *g, struct wgf_tok_spec *spec, void **storage, struct wgf_err *err);
+
 /* ---- writer (test models) --------------------------------------------------------------
  * Collects metadata and tensors in memory, then writes a GGUF v3 file. Tensor data is
  * copied in already encoded (see wgf_dtype_encode in dtype.c). */

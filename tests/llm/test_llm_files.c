@@ -17,6 +17,7 @@
 #include "llm/model_files.h"
 #include "llm/test_model.h"
 #include "wgfuse/llm.h"
+#include "wgfuse/tokenizer.h"
 
 static double tol_for(enum wgf_dtype src, float x, float rowmax)
 {
@@ -258,11 +259,101 @@ static void test_dtype(struct wgf_t *t)
     wgf_t_check(t, ok, "f16/bf16 conversions", "round trip or rounding wrong");
 }
 
+
+/* ---- GGUF vocabulary -> tokenizer spec ---------------------------------------------------- */
+
+/* A small SentencePiece-style vocabulary: <unk> <s> </s>, 256 byte tokens, a few pieces.
+ * mode != 0 writes one defect (used by the negative cases below). */
+static int g_vocab_mode;
+enum { N_PIECES = 6 };
+static enum wgf_status spm_hook(void *user, const char *hf_dir, struct wgf_gguf_writer *w, struct wgf_err *err)
+{
+    (void)user;
+    if (!w) return WGF_OK;
+    static const char *const pieces[N_PIECES] = {"\xe2\x96\x81", "a", "b", "\xe2\x96\x81" "a", "ab", "\xe2\x96\x81" "ab"};
+    enum { N = 3 + 256 + N_PIECES };
+    static char   bytes[256][8];
+    const char   *toks[N];
+    float         scores[N];
+    int32_t       types[N];
+    toks[0] = "<unk>", toks[1] = "<s>", toks[2] = "</s>";
+    types[0] = 2, types[1] = types[2] = 3;
+    for (int i = 0; i < 256; i++) {
+        snprintf(bytes[i], sizeof bytes[i], "<0x%02X>", i);
+        toks[3 + i] = bytes[i], types[3 + i] = 6;
+    }
+    for (int i = 0; i < N_PIECES; i++) toks[259 + i] = pieces[i], types[259 + i] = 1;
+    for (int i = 0; i < N; i++) scores[i] = i < 259 ? 0.0f : (float)(i - 259);
+    wgf_gguf_writer_add_str(w, "tokenizer.ggml.model", "llama");
+    wgf_gguf_writer_add_arr_str(w, "tokenizer.ggml.tokens", toks, N);
+    wgf_gguf_writer_add_arr_f32(w, "tokenizer.ggml.scores", scores, g_vocab_mode == 1 ? N - 1 : N);
+    if (g_vocab_mode == 2) wgf_gguf_writer_add_arr_str(w, "tokenizer.ggml.token_type", toks, N);
+    else wgf_gguf_writer_add_arr_i32(w, "tokenizer.ggml.token_type", types, N);
+    wgf_gguf_writer_add_u32(w, "tokenizer.ggml.bos_token_id", g_vocab_mode == 3 ? N : 1);
+    wgf_gguf_writer_add_u32(w, "tokenizer.ggml.eos_token_id", 2);
+    wgf_gguf_writer_add_u32(w, "tokenizer.ggml.unknown_token_id", 0);
+    wgf_gguf_writer_add_bool(w, "tokenizer.ggml.add_bos_token", true);
+    if (g_vocab_mode == 4) wgf_gguf_writer_add_str(w, "tokenizer.ggml.pre", "default");
+    return WGF_OK;
+}
+
+static void test_gguf_vocab(struct wgf_t *t)
+{
+    struct wgf_test_model_spec s;
+    wgf_test_model_spec_default(&s, WGF_ARCH_LLAMA);
+    s.vocab_size = 3 + 256 + N_PIECES;
+    char dir[512], p[700];
+    wgf_t_tmpdir("llm_files_vocab", dir, sizeof dir);
+    static const char *const want[] = {NULL, "tokenizer.ggml.scores has 264 entries but tokenizer.ggml.tokens has 265",
+                                       "key 'tokenizer.ggml.token_type' is an array of type 8", "tokenizer.ggml.bos_token_id", NULL};
+    for (g_vocab_mode = 0; g_vocab_mode <= 4; g_vocab_mode++) {
+        snprintf(p, sizeof p, "%s/spm%d.gguf", dir, g_vocab_mode);
+        struct wgf_test_model_opts o = {.format = WGF_TEST_MODEL_GGUF, .dtype = WGF_DT_F16, .tokenizer = spm_hook};
+        struct wgf_err             e = {0};
+        struct wgf_llm_model      *m = NULL;
+        if (!wgf_t_check(t, wgf_test_model_write(&s, &o, p, &e) == WGF_OK, "vocab model write", "%s", e.msg)) continue;
+        enum wgf_status ls = wgf_llm_model_load(p, &m, &e);
+        if (g_vocab_mode == 3) { /* the model loader itself rejects a BOS outside the vocabulary */
+            wgf_t_check(t, ls == WGF_ERR_FORMAT && strstr(e.msg, p) && strstr(e.msg, want[3]), "gguf vocab BOS >= n rejected", "%s", e.msg);
+            continue;
+        }
+        if (!wgf_t_check(t, ls == WGF_OK, "vocab model load", "%s", e.msg)) continue;
+        struct wgf_tok_spec spec;
+        void               *store = NULL;
+        enum wgf_status     st    = wgf_gguf_tok_spec(wgf_llm_model_gguf(m), &spec, &store, &e);
+        if (want[g_vocab_mode]) {
+            wgf_t_check(t, st == WGF_ERR_FORMAT && strstr(e.msg, p) && strstr(e.msg, want[g_vocab_mode]), "gguf vocab defect rejected",
+                        "mode %d: %s", g_vocab_mode, e.msg);
+        } else if (wgf_t_check(t, st == WGF_OK && spec.n_tokens == 265 && spec.bos_id == 1 && spec.eos_id == 2 && spec.unk_id == 0 &&
+                                      spec.add_bos == 1 && spec.types[3] == 6 && spec.scores[264] == 5.0f &&
+                                      !strcmp(spec.tokens[261], "b") && (g_vocab_mode != 4 || !strcmp(spec.pre, "default")),
+                               "gguf vocab -> tok spec", "%s", e.msg)) {
+            struct wgf_tokenizer *tok = NULL;
+            if (wgf_t_check(t, wgf_tokenizer_from_spec(&spec, &tok, &e) == WGF_OK, "gguf vocab builds a tokenizer", "%s", e.msg)) {
+                const char *text = "ab a\xc3\xa9"; /* 'é' only via byte fallback */
+                int32_t    *ids  = NULL;
+                size_t      n = 0, ol = 0;
+                char       *out = NULL;
+                bool        ok  = wgf_tokenizer_encode(tok, text, strlen(text), false, &ids, &n, &e) == WGF_OK &&
+                          wgf_tokenizer_decode(tok, ids, n, false, &out, &ol, &e) == WGF_OK;
+                wgf_t_check(t, ok && ol == strlen(text) && !memcmp(out, text, ol) && n >= 3 && ids[0] == 264,
+                            "gguf vocab round trip", "%zu ids, first %d, '%s' %s", n, n ? ids[0] : -1, out ? out : "", e.msg);
+                free(ids);
+                free(out);
+                wgf_tokenizer_free(tok);
+            }
+        }
+        free(store);
+        wgf_llm_model_free(m);
+    }
+}
+
 int main(void)
 {
     struct wgf_t t = {0};
     test_dtype(&t);
     test_config(&t);
+    test_gguf_vocab(&t);
     test_formats(&t, WGF_ARCH_LLAMA, WGF_ROPE_SCALING_NONE);
     test_formats(&t, WGF_ARCH_QWEN2, WGF_ROPE_SCALING_NONE);
     test_formats(&t, WGF_ARCH_PHI3, WGF_ROPE_SCALING_NONE);
