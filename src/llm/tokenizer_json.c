@@ -19,10 +19,10 @@
  * loading
  * ====================================================================================== */
 
-static enum wgf_status load_json(const char *path, json_t **out, struct wgf_err *err)
+static enum wgf_status load_json(const char *path, unsigned flags, json_t **out, struct wgf_err *err)
 {
     json_error_t je;
-    *out = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    *out = json_load_file(path, JSON_REJECT_DUPLICATES | flags, &je);
     if (*out) return WGF_OK;
     if (je.line < 0) return wgf_fail(err, WGF_ERR_IO, "%s: %s", path, je.text);
     return wgf_fail(err, WGF_ERR_FORMAT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
@@ -256,7 +256,9 @@ static enum wgf_status apply_config(const char *path, const char *cfg_path, json
     }
     if (cfg_path) {
         json_t *cfg;
-        if ((st = load_json(cfg_path, &cfg, err))) return st;
+        /* Llama-3's config has "model_max_length": 1000000000000000019884624838656, too
+         * big for json_int_t: integers are read as reals here (none is used). */
+        if ((st = load_json(cfg_path, JSON_DECODE_INT_AS_REAL, &cfg, err))) return st;
         if (!json_is_object(cfg)) {
             json_decref(cfg);
             return wgf_fail(err, WGF_ERR_FORMAT, "%s: not a JSON object", cfg_path);
@@ -286,7 +288,7 @@ enum wgf_status wgf_tokenizer_load_json(const char *path, const char *cfg_path, 
     if (!path || !out) return wgf_fail(err, WGF_ERR_ARG, "tokenizer_load_json: NULL argument");
     *out = NULL;
     json_t         *root;
-    enum wgf_status st = load_json(path, &root, err);
+    enum wgf_status st = load_json(path, 0, &root, err);
     if (st) return st;
     struct wgf_tokenizer *t = NULL;
     json_t               *model = json_object_get(root, "model");
