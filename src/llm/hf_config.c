@@ -183,6 +183,9 @@ static enum wgf_status parse_root(struct jctx *c, const json_t *root, struct wgf
     bool ab        = false;
     if ((st = j_bool(c, root, "attention_bias", &ab))) return st;
     if (ab && cfg->arch != WGF_ARCH_QWEN2) return wgf_fail(c->err, WGF_ERR_UNSUPPORTED, "%s: attention_bias=true not supported for %s", c->path, m);
+    bool mb = false;
+    if ((st = j_bool(c, root, "mlp_bias", &mb))) return st;
+    if (mb) return wgf_fail(c->err, WGF_ERR_UNSUPPORTED, "%s: mlp_bias=true not supported", c->path);
 
     /* EOS: an integer or a list of integers */
     const json_t *eos = json_object_get(root, "eos_token_id");

@@ -487,6 +487,9 @@ static enum wgf_status load_gguf(struct wgf_llm_model *m, struct wgf_err *err)
         if (s->attn_factor <= 0) s->attn_factor = s->factor <= 1.0f ? 1.0f : sqrtf(1.0f + logf(s->factor) / logf((float)s->original_max_pos));
     }
     c->attn_bias = wgf_gguf_find_tensor(g, "blk.0.attn_q.bias") >= 0;
+    /* only Qwen2 has q/k/v biases (for Llama they would also need llama.cpp's row permutation) */
+    if (c->attn_bias && c->arch != WGF_ARCH_QWEN2)
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: tensor 'blk.0.attn_q.bias': attention bias not supported for %s", path, a);
     return load_weights(m, err);
 }
 
