@@ -51,6 +51,7 @@ struct wgf_gguf {
     struct gguf_tensor *t;
     uint64_t           *str_offs; /* offsets of every string-array element's length field */
     uint64_t            n_str;
+    int64_t            *by_name;  /* tensor indices sorted by name (binary search)        */
 };
 
 /* ---- bounded reader ----------------------------------------------------------------------- */
@@ -366,6 +367,12 @@ static enum wgf_status gguf_parse(struct wgf_gguf *g, struct wgf_err *err)
             st = wgf_fail(err, WGF_ERR_FORMAT, "%s: duplicate tensor name '%.*s'", g->path, (int)t->name_len, (const char *)g->map.data + t->name_off);
             goto out;
         }
+    g->by_name = malloc((size_t)(g->n_tensors ? g->n_tensors : 1) * sizeof *g->by_name);
+    if (!g->by_name) {
+        st = wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory for %lld tensors", g->path, (long long)g->n_tensors);
+        goto out;
+    }
+    memcpy(g->by_name, idx, (size_t)g->n_tensors * sizeof *idx);
     /* data section: starts at the next multiple of the alignment */
     uint64_t a = g->alignment, pad = (a - r.pos % a) % a;
     if (pad > r.size - r.pos) {
@@ -438,6 +445,7 @@ void wgf_gguf_close(struct wgf_gguf *g)
     free(g->kv);
     free(g->t);
     free(g->str_offs);
+    free(g->by_name);
     free(g->path);
     free(g);
 }
@@ -648,9 +656,19 @@ void wgf_gguf_tensor(const struct wgf_gguf *g, int64_t i, struct wgf_gguf_tensor
 
 int64_t wgf_gguf_find_tensor(const struct wgf_gguf *g, const char *name)
 {
-    size_t n = strlen(name);
-    for (int64_t i = 0; i < g->n_tensors; i++)
-        if (g->t[i].name_len == n && memcmp(g->map.data + g->t[i].name_off, name, n) == 0) return i;
+    /* binary search over the names (a model looks up ~12 tensors per layer) */
+    size_t  n  = strlen(name);
+    int64_t lo = 0, hi = g->n_tensors - 1;
+    while (lo <= hi) {
+        int64_t                   mid = lo + (hi - lo) / 2;
+        const struct gguf_tensor *t   = &g->t[g->by_name[mid]];
+        size_t                    m   = t->name_len < n ? t->name_len : n;
+        int                       c   = memcmp(g->map.data + t->name_off, name, m);
+        if (c == 0) c = (t->name_len > n) - (t->name_len < n);
+        if (c == 0) return g->by_name[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid - 1;
+    }
     return -1;
 }
 
