@@ -67,8 +67,10 @@ static void *pool_worker(void *arg)
     struct pool            *p = a->p;
     uint32_t                me = a->index;
     free(a);
+    /* generation 0 is "no work yet": every worker is created before the first pool_run, so
+     * reading p->gen here instead could miss a run posted before this thread got the lock */
+    uint64_t seen = 0;
     pthread_mutex_lock(&p->mu);
-    uint64_t seen = p->gen;
     for (;;) {
         while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
         if (p->quit) break;
