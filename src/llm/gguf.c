@@ -21,13 +21,13 @@
 #define GGUF_MAX_ALIGN  65536u
 #define GGUF_MAX_NAME   (WGF_TENSOR_NAME_MAX - 1)
 
-/* Compact per-entry records: parser memory stays below ~2.3x the file size even for a
- * hostile file made of minimal entries. */
+/* Compact per-entry records (24 and 56 bytes for entries that take >= 14 and >= 33 bytes
+ * of file): parser memory stays below 2x the file size even for a hostile file made of
+ * minimal entries. */
 struct gguf_kv {
     uint64_t key_off;  /* offset of the key bytes in the map                              */
     uint64_t val_off;  /* scalar/string/array data offset; string arrays: index into str_offs */
-    uint64_t arr_n;    /* array element count                                             */
-    uint32_t key_len;
+    uint32_t key_len;  /* (array counts are re-read from the file: see kv_arr_n)            */
     uint8_t  type;     /* enum wgf_gguf_type                                              */
     uint8_t  arr_type;
 };
@@ -68,6 +68,12 @@ static uint64_t le(const uint8_t *p, int n)
     uint64_t v = 0;
     for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
     return v;
+}
+
+/* An array's count sits after its key, the u32 value type and the u32 element type. */
+static uint64_t kv_arr_n(const struct wgf_gguf *g, int64_t kv)
+{
+    return le(g->map.data + g->kv[kv].key_off + g->kv[kv].key_len + 8, 8);
 }
 
 static bool rd_need(struct rd *r, uint64_t n, const char *what)
@@ -228,7 +234,6 @@ static enum wgf_status parse_kv(struct wgf_gguf *g, struct rd *r, int64_t i)
     if (et == WGF_GGUF_ARRAY) return wgf_fail(r->err, WGF_ERR_FORMAT, "%s: key '%.*s': nested arrays are not supported", r->path, kl, k);
     if (et > WGF_GGUF_FLOAT64) return wgf_fail(r->err, WGF_ERR_FORMAT, "%s: key '%.*s': unknown array element type %u", r->path, kl, k, et);
     kv->arr_type = (uint8_t)et;
-    kv->arr_n    = n;
     uint64_t left = r->size - r->pos;
     if (et != WGF_GGUF_STRING) {
         uint64_t bytes;
@@ -489,7 +494,7 @@ enum wgf_gguf_type wgf_gguf_arr_type(const struct wgf_gguf *g, int64_t kv)
 uint64_t wgf_gguf_arr_n(const struct wgf_gguf *g, int64_t kv)
 {
     WGF_ASSERT(kv >= 0 && kv < g->n_kv);
-    return g->kv[kv].type == WGF_GGUF_ARRAY ? g->kv[kv].arr_n : 0;
+    return g->kv[kv].type == WGF_GGUF_ARRAY ? kv_arr_n(g, kv) : 0;
 }
 
 static bool is_int_type(uint32_t t) { return t <= WGF_GGUF_INT32 || t == WGF_GGUF_UINT64 || t == WGF_GGUF_INT64; }
@@ -608,13 +613,13 @@ enum wgf_status wgf_gguf_get_arr(const struct wgf_gguf *g, const char *key, enum
               (elem == WGF_GGUF_FLOAT32 && et == WGF_GGUF_FLOAT64);
     if (!ok) return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' is an array of type %u, expected %u", g->path, key, et, (unsigned)elem);
     *kv = i;
-    *n  = g->kv[i].arr_n;
+    *n  = kv_arr_n(g, i);
     return WGF_OK;
 }
 
 void wgf_gguf_arr_str(const struct wgf_gguf *g, int64_t kv, uint64_t i, const char **s, size_t *len)
 {
-    WGF_ASSERT(kv >= 0 && kv < g->n_kv && g->kv[kv].type == WGF_GGUF_ARRAY && g->kv[kv].arr_type == WGF_GGUF_STRING && i < g->kv[kv].arr_n);
+    WGF_ASSERT(kv >= 0 && kv < g->n_kv && g->kv[kv].type == WGF_GGUF_ARRAY && g->kv[kv].arr_type == WGF_GGUF_STRING && i < kv_arr_n(g, kv));
     uint64_t off = g->str_offs[g->kv[kv].val_off + i];
     *len         = (size_t)le(g->map.data + off, 8);
     *s           = (const char *)g->map.data + off + 8;
@@ -622,7 +627,7 @@ void wgf_gguf_arr_str(const struct wgf_gguf *g, int64_t kv, uint64_t i, const ch
 
 int64_t wgf_gguf_arr_int(const struct wgf_gguf *g, int64_t kv, uint64_t i)
 {
-    WGF_ASSERT(kv >= 0 && kv < g->n_kv && g->kv[kv].type == WGF_GGUF_ARRAY && is_int_type(g->kv[kv].arr_type) && i < g->kv[kv].arr_n);
+    WGF_ASSERT(kv >= 0 && kv < g->n_kv && g->kv[kv].type == WGF_GGUF_ARRAY && is_int_type(g->kv[kv].arr_type) && i < kv_arr_n(g, kv));
     bool big;
     uint32_t t = g->kv[kv].arr_type;
     return read_int(g->map.data + g->kv[kv].val_off + i * (uint64_t)scalar_size(t), t, &big);
@@ -631,7 +636,7 @@ int64_t wgf_gguf_arr_int(const struct wgf_gguf *g, int64_t kv, uint64_t i)
 double wgf_gguf_arr_float(const struct wgf_gguf *g, int64_t kv, uint64_t i)
 {
     uint32_t t = kv >= 0 && kv < g->n_kv ? g->kv[kv].arr_type : 0;
-    WGF_ASSERT(kv >= 0 && kv < g->n_kv && g->kv[kv].type == WGF_GGUF_ARRAY && (t == WGF_GGUF_FLOAT32 || t == WGF_GGUF_FLOAT64) && i < g->kv[kv].arr_n);
+    WGF_ASSERT(kv >= 0 && kv < g->n_kv && g->kv[kv].type == WGF_GGUF_ARRAY && (t == WGF_GGUF_FLOAT32 || t == WGF_GGUF_FLOAT64) && i < kv_arr_n(g, kv));
     return read_float(g->map.data + g->kv[kv].val_off + i * (uint64_t)scalar_size(t), t);
 }
 
