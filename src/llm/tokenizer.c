@@ -456,10 +456,19 @@ enum wgf_status wgf__ids_push(struct wgf__ids *o, int32_t id, struct wgf_err *er
 static enum wgf_status encode_bpe_text(const struct wgf_tokenizer *t, const char *text, size_t len,
                                        struct wgf__ids *out, struct wgf_err *err)
 {
-    char *tmp = NULL;
-    if (t->add_prefix_space && text[0] != ' ') {
+    char *norm = NULL, *tmp = NULL;
+    if (t->nfc) {
+        size_t          nlen;
+        enum wgf_status st = wgf__nfc(text, len, &norm, &nlen, err);
+        if (st) return st;
+        if (norm) text = norm, len = nlen;
+    }
+    if (t->add_prefix_space && (len == 0 || text[0] != ' ')) {
         size_t n;
-        if (!wgf_add_size(len, 2, &n) || !(tmp = malloc(n))) return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory");
+        if (!wgf_add_size(len, 2, &n) || !(tmp = malloc(n))) {
+            free(norm);
+            return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory");
+        }
         tmp[0] = ' ';
         memcpy(tmp + 1, text, len);
         text = tmp;
@@ -472,6 +481,7 @@ static enum wgf_status encode_bpe_text(const struct wgf_tokenizer *t, const char
         st = wgf__bpe_word(t, (const unsigned char *)text + sp[i].off, sp[i].len, out, err);
     free(sp);
     free(tmp);
+    free(norm);
     return st;
 }
 

@@ -66,6 +66,7 @@ struct wgf_tokenizer {
     bool                      regex_jit[WGF__TOK_MAX_REGEX];
     bool                      add_prefix_space; /* ByteLevel add_prefix_space            */
     bool                      ignore_merges;    /* whole-word vocab hit skips merging    */
+    bool                      nfc;              /* normalizer NFC (Qwen2), via ICU        */
 
     /* added tokens (CONTROL, USER_DEFINED, UNKNOWN), sorted by first byte then longest
      * first, so the first match at a position is the longest */
@@ -117,6 +118,13 @@ enum wgf_status wgf__tok_add_merge(struct wgf_tokenizer *t, const char *a, size_
 enum wgf_status wgf__tok_reserve_merges(struct wgf_tokenizer *t, size_t n, const char *src, struct wgf_err *err);
 /* Last step: checks ids, builds the added-token index and the end-of-generation set. */
 enum wgf_status wgf__tok_finish(struct wgf_tokenizer *t, const char *src, struct wgf_err *err);
+
+/* ---- NFC normalization (tokenizer_nfc.c) --------------------------------------------- */
+/* True when ICU could be loaded (NFC applied); false: NFC is skipped. */
+bool wgf__nfc_available(void);
+/* NFC of text (invalid UTF-8 bytes pass through). *out is NULL when the text is unchanged
+ * for sure (ASCII, or no ICU), else a malloc'd copy of *out_len bytes. */
+enum wgf_status wgf__nfc(const char *text, size_t len, char **out, size_t *out_len, struct wgf_err *err);
 
 /* ---- pre-tokenizer (tokenizer_pretok.c) ---------------------------------------------- */
 /* Compile one regex (UTF + UCP + MATCH_INVALID_UTF, JIT when available) into t. */

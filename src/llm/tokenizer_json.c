@@ -103,14 +103,18 @@ static enum wgf_status parse_pre(const char *path, json_t *root, struct pre_cfg 
     return WGF_OK;
 }
 
-static enum wgf_status check_normalizer(const char *path, json_t *root, struct wgf_err *err)
+static enum wgf_status check_normalizer(const char *path, json_t *root, bool *nfc, struct wgf_err *err)
 {
+    *nfc      = false;
     json_t *n = json_object_get(root, "normalizer");
     if (!n || json_is_null(n)) return WGF_OK;
     const char *type = json_string_value(json_object_get(n, "type"));
-    /* NFC is accepted and not applied: no Unicode normalization library is linked, and
-     * text that is already NFC (nearly all typed text) is unaffected. */
-    if (type && strcmp(type, "NFC") == 0) return WGF_OK;
+    /* NFC goes through ICU when it can be loaded (tokenizer_nfc.c); without ICU it is
+     * skipped, which only matters for text that is not NFC already. */
+    if (type && strcmp(type, "NFC") == 0) {
+        *nfc = true;
+        return WGF_OK;
+    }
     return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: normalizer '%s' not supported", path, type ? type : "(no type)");
 }
 
@@ -294,6 +298,7 @@ enum wgf_status wgf_tokenizer_load_json(const char *path, const char *cfg_path, 
     json_t               *model = json_object_get(root, "model");
     const char           *type  = json_string_value(json_object_get(model, "type"));
     struct pre_cfg        pre;
+    bool                  nfc = false;
     if (!json_is_object(root)) {
         st = wgf_fail(err, WGF_ERR_FORMAT, "%s: not a JSON object", path);
     } else if (!json_is_object(model)) {
@@ -313,7 +318,7 @@ enum wgf_status wgf_tokenizer_load_json(const char *path, const char *cfg_path, 
             st = wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: model.continuing_subword_prefix/end_of_word_suffix not supported",
                           path);
     }
-    if (!st) st = check_normalizer(path, root, err);
+    if (!st) st = check_normalizer(path, root, &nfc, err);
     if (!st) st = parse_pre(path, root, &pre, err);
     if (!st) st = load_vocab(path, model, json_object_get(root, "added_tokens"), &t, err);
     if (!st) st = wgf__tok_index(t, path, err);
@@ -322,6 +327,7 @@ enum wgf_status wgf_tokenizer_load_json(const char *path, const char *cfg_path, 
     if (!st) {
         t->add_prefix_space = pre.add_prefix_space;
         t->ignore_merges    = json_is_true(json_object_get(model, "ignore_merges"));
+        t->nfc              = nfc;
         st                  = apply_config(path, cfg_path, root, t, err);
     }
     if (!st) st = wgf__tok_finish(t, path, err);

@@ -338,6 +338,42 @@ static void test_bad_utf8(struct wgf_t *t, const char *path)
     wgf_tokenizer_free(tok);
 }
 
+/* NFC normalizer (Qwen2): decomposed text encodes like its composed form. */
+static void test_nfc(struct wgf_t *t, const char *base)
+{
+    if (!wgf__nfc_available()) {
+        wgf_t_skip(t, "NFC normalizer", "ICU (libicuuc) not loadable: NFC is skipped by the tokenizer");
+        return;
+    }
+    json_error_t je;
+    json_t      *root = json_load_file(base, 0, &je);
+    json_object_set_new(root, "normalizer", json_pack("{s:s}", "type", "NFC"));
+    const char *path = tmp_path("nfc.json");
+    json_dump_file(root, path, 0);
+    json_decref(root);
+    struct wgf_tokenizer *tok = load(t, "load NFC tokenizer.json", path);
+    if (!tok) return;
+    static const struct {
+        const char *a, *b;
+    } eq[] = {
+        {" cafe\xCC\x81", " caf\xC3\xA9"},                     /* e + U+0301 -> é       */
+        {"A\xCC\x8A\xFF e\xCC\x81", "\xC3\x85\xFF \xC3\xA9"}, /* invalid byte kept     */
+        {"\xE1\x84\x80\xE1\x85\xA1", "\xEA\xB0\x80"},         /* Hangul jamo -> 가     */
+    };
+    for (size_t i = 0; i < sizeof eq / sizeof eq[0]; i++) {
+        struct wgf_err err = {0};
+        int32_t       *a = NULL, *b = NULL;
+        size_t         na = 0, nb = 0;
+        bool ok = !wgf_tokenizer_encode(tok, eq[i].a, strlen(eq[i].a), false, &a, &na, &err) &&
+                  !wgf_tokenizer_encode(tok, eq[i].b, strlen(eq[i].b), false, &b, &nb, &err) && na == nb &&
+                  memcmp(a, b, na * sizeof *a) == 0;
+        wgf_t_check(t, ok, "NFC: decomposed == composed ids", "case %zu: %zu vs %zu tokens", i, na, nb);
+        free(a);
+        free(b);
+    }
+    wgf_tokenizer_free(tok);
+}
+
 int main(void)
 {
     struct wgf_t t = {0};
@@ -349,5 +385,6 @@ int main(void)
     test_corpus_roundtrips(&t, base);
     test_special(&t, base);
     test_bad_utf8(&t, base);
+    test_nfc(&t, base);
     return wgf_t_finish(&t);
 }
