@@ -127,6 +127,9 @@ struct wgf_dispatch_report {
     char   gpu_time_skip[128];
     struct wgf_stats gpu_pass_us;                      /* a pass holding one dispatch     */
     struct wgf_stats gpu_amortized_us;                 /* one pass of N dispatches / N    */
+    char   gpu_time_note[160];                         /* set when the timestamps fail a
+                                                          sanity check (GPU time of a pass
+                                                          longer than its wall time)      */
     bool   has_calls;
     char   calls_skip[128];
     struct wgf_call_breakdown calls;

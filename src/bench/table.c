@@ -92,6 +92,7 @@ enum wgf_status wgf_bench_dispatch_table(const struct wgf_dispatch_report *r, ch
         fprintf(f, " us; one pass of %d dispatches, per dispatch ", o->ns[o->n_ns - 1]);
         wgf__ci(f, &r->gpu_amortized_us, 0);
         fprintf(f, " us\n");
+        if (r->gpu_time_note[0]) fprintf(f, "  %s\n", r->gpu_time_note);
     } else fprintf(f, "SKIP gpu timestamps: %s\n", r->gpu_time_skip);
     if (r->has_calls) {
         const struct wgf_call_breakdown *c = &r->calls;
@@ -178,8 +179,10 @@ enum wgf_status wgf_bench_dispatch_json(const struct wgf_dispatch_report *r, cha
                         json_pack("{s:s, s:f, s:f}", "setup", "Dawn/Vulkan RTX 5090", "sequential_us",
                                   WGF__PAPER_SEQ_US, "single_op_us", WGF__PAPER_SINGLE_US));
     if (r->has_gpu_time)
-        json_object_set_new(root, "gpu_time", json_pack("{s:o, s:o}", "pass_one_dispatch_us", wgf__stats_json(&r->gpu_pass_us),
-                                                        "amortized_per_dispatch_us", wgf__stats_json(&r->gpu_amortized_us)));
+        json_object_set_new(root, "gpu_time",
+                            json_pack("{s:o, s:o, s:o}", "pass_one_dispatch_us", wgf__stats_json(&r->gpu_pass_us),
+                                      "amortized_per_dispatch_us", wgf__stats_json(&r->gpu_amortized_us), "note",
+                                      r->gpu_time_note[0] ? json_string(r->gpu_time_note) : json_null()));
     else json_object_set_new(root, "gpu_time", json_pack("{s:s}", "skip", r->gpu_time_skip));
     if (r->has_calls) {
         const struct wgf_call_breakdown *c = &r->calls;

@@ -284,7 +284,8 @@ int wgf_report_bench_section(FILE *out, wgf_ctx *ctx)
     fprintf(out, "single-op / sequential: %.1fx (%.2f / %.2f us; paper, Dawn/Vulkan RTX 5090: 20.9x)\n",
             r->single_over_sequential, r->single_op_us, r->sequential_us);
     if (r->has_gpu_time)
-        fprintf(out, "GPU time per dispatch (timestamps, in one pass): %.2f us\n", r->gpu_amortized_us.median);
+        fprintf(out, "GPU time per dispatch (timestamps, in one pass): %.2f us%s%s\n", r->gpu_amortized_us.median,
+                r->gpu_time_note[0] ? "  " : "", r->gpu_time_note);
     free(r);
     return 0;
 }
