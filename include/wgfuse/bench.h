@@ -179,6 +179,8 @@ struct wgf_fusion_variant {
     double max_abs_err, tol;
     char   detail[160];    /* why it failed, or the check that passed                      */
     struct wgf_stats us;   /* wall time per iteration, us                                  */
+    bool   has_gpu;        /* GPU timestamps of the timed runs (one-pass variants only)    */
+    struct wgf_stats gpu_us; /* GPU time of the pass per iteration, us                     */
     double speedup;        /* baseline (variant 0) median / this median                    */
 };
 struct wgf_fusion_result {

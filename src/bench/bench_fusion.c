@@ -72,6 +72,7 @@ struct wgf__fb {
     struct wgf_err               *err;
     const char                   *exp;
     struct wgf_rng                rng;
+    wgf_timer                    *timer; /* one pass; NULL without timestamp-query       */
     wgf_buffer                   *bufs[WGF__MAX_OBJ];
     int                           n_bufs;
     wgf_bind_group               *bgs[WGF__MAX_OBJ];
@@ -187,10 +188,10 @@ static enum wgf_status wgf__plan_record(wgf_recorder *r, const struct wgf__plan 
 }
 
 /* iters iterations of the plan in one pass, one submit, one wait: a decode step's shape. */
-static enum wgf_status wgf__plan_run(wgf_ctx *ctx, const struct wgf__plan *pl, int iters)
+static enum wgf_status wgf__plan_run(wgf_ctx *ctx, const struct wgf__plan *pl, int iters, wgf_timer *timer)
 {
     wgf_recorder   *r = NULL;
-    enum wgf_status s = wgf_recorder_begin(ctx, pl->name, NULL, &r);
+    enum wgf_status s = wgf_recorder_begin(ctx, pl->name, timer, &r);
     if (s) return s;
     for (int i = 0; i < iters && !s; i++) s = wgf__plan_record(r, pl);
     if (s) {
@@ -252,7 +253,7 @@ static enum wgf_status wgf__plan_check(struct wgf__fb *fb, const struct wgf__pla
     v->correct    = true;
     enum wgf_status s = WGF_OK;
     for (int k = 0; k < pl->n_out && !s; k++) s = wgf_buffer_fill_u32(fb->ctx, pl->out[k], WGF__POISON);
-    if (!s) s = wgf__plan_run(fb->ctx, pl, 1);
+    if (!s) s = wgf__plan_run(fb->ctx, pl, 1, NULL);
     if (!s) s = wgf__plan_verify(fb, pl, v);
     if (s) return wgf__fb_gpu_fail(fb, s, pl->name);
     if (v->correct)
@@ -265,7 +266,8 @@ typedef enum wgf_status (*wgf__run_fn)(struct wgf__fb *fb, const void *arg, int 
 
 static enum wgf_status wgf__run_plan_fn(struct wgf__fb *fb, const void *arg, int iters)
 {
-    return wgf__plan_run(fb->ctx, arg, iters);
+    if (fb->timer) wgf_timer_reset(fb->timer);
+    return wgf__plan_run(fb->ctx, arg, iters, fb->timer);
 }
 
 /* Time `fn` (warm-up, then reps runs of iters iterations). With `verify`, every timed run
@@ -281,9 +283,11 @@ static enum wgf_status wgf__time(struct wgf__fb *fb, wgf__run_fn fn, const void 
         snprintf(line, sizeof line, "fusion %s: %s", fb->exp, v->name);
         o->progress(o->progress_user, line);
     }
-    double *t = malloc(sizeof *t * (size_t)o->reps);
+    double *t = malloc(sizeof *t * (size_t)o->reps * 2), *g = t ? t + o->reps : NULL;
     if (!t) return wgf_fail(fb->err, WGF_ERR_NOMEM, "bench fusion: samples");
-    enum wgf_status s = WGF_OK;
+    enum wgf_status s     = WGF_OK;
+    bool            gpu   = fb->timer && fn == wgf__run_plan_fn; /* one pass per run */
+    int             n_gpu = 0;
     for (int rep = -o->warmup; rep < o->reps && !s; rep++) {
         for (int k = 0; verify && k < verify->n_out && !s; k++) s = wgf_buffer_fill_u32(fb->ctx, verify->out[k], WGF__POISON);
         if (s) break;
@@ -291,6 +295,12 @@ static enum wgf_status wgf__time(struct wgf__fb *fb, wgf__run_fn fn, const void 
         s           = fn(fb, arg, iters);
         uint64_t t1 = wgf_now_ns();
         if (rep >= 0) t[rep] = (double)(t1 - t0) / 1e3 / iters;
+        if (!s && gpu) {
+            double   ns = 0;
+            uint32_t got = 0;
+            s            = wgf_timer_read(fb->ctx, fb->timer, &ns, 1, &got);
+            if (!s && got == 1 && rep >= 0) g[n_gpu++] = ns / 1e3 / iters;
+        }
         if (!s && verify) {
             struct wgf_fusion_variant chk = {.correct = true};
             s                             = wgf__plan_verify(fb, verify, &chk);
@@ -304,6 +314,10 @@ static enum wgf_status wgf__time(struct wgf__fb *fb, wgf__run_fn fn, const void 
     }
     if (s) s = wgf__fb_gpu_fail(fb, s, v->name);
     else s = wgf_stats_compute(t, o->reps, &v->us, fb->err);
+    if (!s && n_gpu >= 1) {
+        s          = wgf_stats_compute(g, n_gpu, &v->gpu_us, fb->err);
+        v->has_gpu = s == WGF_OK;
+    }
     free(t);
     return s;
 }
@@ -873,6 +887,9 @@ enum wgf_status wgf_bench_fusion(wgf_ctx *ctx, const struct wgf_fusion_opts *opt
     struct wgf__fb fb = {.ctx = ctx, .o = opts, .err = err, .exp = wgf__exp_names[exp]};
     wgf_rng_seed(&fb.rng, opts->seed ^ ((uint64_t)exp << 32));
     enum wgf_status s = WGF_OK;
+    if (!opts->check_only && wgf_ctx_adapter(ctx)->has_timestamp &&
+        (s = wgf_timer_create(ctx, "bench_fusion.timer", 1, &fb.timer)))
+        return wgf_fail(err, s, "bench fusion %s: timer: %s", fb.exp, wgf_ctx_last_error(ctx));
     switch (exp) {
     case WGF_FUSION_RMSNORM: s = wgf__exp_rmsnorm(&fb, out); break;
     case WGF_FUSION_MLP: s = wgf__exp_mlp(&fb, out); break;
@@ -884,6 +901,7 @@ enum wgf_status wgf_bench_fusion(wgf_ctx *ctx, const struct wgf_fusion_opts *opt
     default: break;
     }
     wgf__fb_free(&fb);
+    wgf_timer_free(fb.timer);
     if (s) return s;
     out->ran = true;
     double base = out->v[0].us.median;
