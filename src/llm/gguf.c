@@ -52,6 +52,7 @@ struct wgf_gguf {
     uint64_t           *str_offs; /* offsets of every string-array element's length field */
     uint64_t            n_str;
     int64_t            *by_name;  /* tensor indices sorted by name (binary search)        */
+    bool                borrowed; /* map.data belongs to the caller (wgf_gguf_open_mem)   */
 };
 
 /* ---- bounded reader ----------------------------------------------------------------------- */
@@ -443,9 +444,32 @@ enum wgf_status wgf_gguf_open(const char *path, struct wgf_gguf **out, struct wg
     return WGF_OK;
 }
 
+enum wgf_status wgf_gguf_open_mem(const void *data, size_t size, const char *name, struct wgf_gguf **out, struct wgf_err *err)
+{
+    *out               = NULL;
+    struct wgf_gguf *g = calloc(1, sizeof *g);
+    if (!g || !(g->path = strdup(name))) {
+        free(g);
+        return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", name);
+    }
+    g->borrowed = true;
+    g->map.data = data;
+    g->map.size = size;
+    struct wgf_err  local;
+    struct wgf_err *e  = err ? err : &local;
+    enum wgf_status st = size ? gguf_parse(g, e) : wgf_fail(e, WGF_ERR_FORMAT, "%s: file is empty", name);
+    if (st != WGF_OK) {
+        wgf_gguf_close(g);
+        return st;
+    }
+    *out = g;
+    return WGF_OK;
+}
+
 void wgf_gguf_close(struct wgf_gguf *g)
 {
     if (!g) return;
+    if (g->borrowed) g->map.data = NULL; /* not ours to unmap */
     wgf_mapfile_close(&g->map);
     free(g->kv);
     free(g->t);

@@ -67,6 +67,10 @@ struct wgf_gguf_tensor_info {
 /* Open and validate `path`. *out is owned by the caller (wgf_gguf_close). */
 enum wgf_status wgf_gguf_open(const char *path, struct wgf_gguf **out, struct wgf_err *err);
 void            wgf_gguf_close(struct wgf_gguf *g); /* NULL is a no-op */
+/* The same checks on an in-memory image (fuzzing, tests). `data` is borrowed and must
+ * outlive *out; `name` is used in messages. */
+enum wgf_status wgf_gguf_open_mem(const void *data, size_t size, const char *name, struct wgf_gguf **out,
+                                  struct wgf_err *err);
 const char     *wgf_gguf_path(const struct wgf_gguf *g);
 uint32_t        wgf_gguf_version(const struct wgf_gguf *g);
 uint32_t        wgf_gguf_alignment(const struct wgf_gguf *g);

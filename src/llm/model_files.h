@@ -38,11 +38,15 @@ struct wgf__st_file {
     int64_t                n_tensors;
     struct wgf__st_tensor *tensors;   /* sorted by name (for lookup)                      */
     char                  *name_pool;
+    bool                   borrowed;  /* map.data belongs to the caller (open_mem)         */
 };
 
 enum wgf_status wgf__st_open(const char *path, struct wgf__st_file *f, struct wgf_err *err);
 void            wgf__st_close(struct wgf__st_file *f);
-/* Parse an in-memory file image (the mapping is borrowed; used by open and by tests). */
+/* The same checks on an in-memory image (fuzzing, tests); data is borrowed. */
+enum wgf_status wgf__st_open_mem(const void *data, size_t size, const char *name, struct wgf__st_file *f,
+                                 struct wgf_err *err);
+/* Tensor by name (binary search), or NULL. */
 const struct wgf__st_tensor *wgf__st_find(const struct wgf__st_file *f, const char *name);
 
 /* ---- gguf.c ----------------------------------------------------------------------------- */

@@ -139,6 +139,7 @@ static enum wgf_status parse_tensor(const char *path, const char *name, const js
 void wgf__st_close(struct wgf__st_file *f)
 {
     if (!f) return;
+    if (f->borrowed) f->map.data = NULL; /* not ours to unmap */
     wgf_mapfile_close(&f->map);
     free(f->tensors);
     free(f->name_pool);
@@ -245,6 +246,19 @@ enum wgf_status wgf__st_open(const char *path, struct wgf__st_file *f, struct wg
     if (!f->path) return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", path);
     enum wgf_status st = wgf_mapfile_open(path, &f->map, err);
     if (st == WGF_OK) st = st_parse(f, err);
+    if (st != WGF_OK) wgf__st_close(f);
+    return st;
+}
+
+enum wgf_status wgf__st_open_mem(const void *data, size_t size, const char *name, struct wgf__st_file *f, struct wgf_err *err)
+{
+    memset(f, 0, sizeof *f);
+    f->path = strdup(name);
+    if (!f->path) return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", name);
+    f->borrowed = true;
+    f->map.data = data;
+    f->map.size = size;
+    enum wgf_status st = st_parse(f, err);
     if (st != WGF_OK) wgf__st_close(f);
     return st;
 }

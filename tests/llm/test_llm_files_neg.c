@@ -624,6 +624,32 @@ static void test_mutations(struct wgf_t *t)
         if (load(p, &e) == WGF_OK) loaded++;
     }
     wgf_t_check(t, true, "gguf: 3000 byte-flip mutants, no crash", "%d still loaded (weight bytes)", loaded);
+    /* in-memory parser (the fuzzing entry point): many more mutants, header-focused */
+    int parsed = 0;
+    for (int it = 0; it < 30000; it++) {
+        memcpy(m, orig, n);
+        int flips = 1 + (int)wgf_rng_below(&r, 3);
+        for (int k = 0; k < flips; k++) m[wgf_rng_below(&r, (uint32_t)(n < 1200 ? n : 1200))] = (uint8_t)wgf_rng_below(&r, 256);
+        struct wgf_gguf *g = NULL;
+        if (wgf_gguf_open_mem(m, n, "mem.gguf", &g, &e) == WGF_OK) {
+            parsed++;
+            /* walk every accessor on whatever parsed */
+            for (int64_t i = 0; i < wgf_gguf_n_kv(g); i++) {
+                size_t      kl;
+                const char *str;
+                wgf_gguf_kv_key(g, i, &kl);
+                if (wgf_gguf_kv_type(g, i) == WGF_GGUF_ARRAY && wgf_gguf_arr_type(g, i) == WGF_GGUF_STRING)
+                    for (uint64_t j = 0; j < wgf_gguf_arr_n(g, i); j++) wgf_gguf_arr_str(g, i, j, &str, &kl);
+            }
+            for (int64_t i = 0; i < wgf_gguf_n_tensors(g); i++) {
+                struct wgf_gguf_tensor_info ti;
+                wgf_gguf_tensor(g, i, &ti);
+                (void)wgf_gguf_find_tensor(g, "token_embd.weight");
+            }
+        }
+        wgf_gguf_close(g);
+    }
+    wgf_t_check(t, true, "gguf: 30000 in-memory mutants, no crash", "%d parsed", parsed);
     free(m);
     free(orig);
 
@@ -649,6 +675,13 @@ static void test_mutations(struct wgf_t *t)
         load(d, &e);
     }
     wgf_t_check(t, true, "safetensors: 2000 header mutants, no crash", "ok");
+    for (int it = 0; it < 30000; it++) {
+        memcpy(m, orig, n);
+        m[wgf_rng_below(&r, (uint32_t)(n < 1500 ? n : 1500))] = (uint8_t)wgf_rng_below(&r, 256);
+        struct wgf__st_file f;
+        if (wgf__st_open_mem(m, n, "mem.safetensors", &f, &e) == WGF_OK) wgf__st_close(&f);
+    }
+    wgf_t_check(t, true, "safetensors: 30000 in-memory mutants, no crash", "ok");
     write_buf(p, orig, n);
     free(m);
     free(orig);
