@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "wgfuse/bench.h"
@@ -213,7 +214,14 @@ static int wgf__bench_fusion(const struct wgf__bench_args *a)
             if (!res[n].v[i].correct) rc = 1;
         n++;
     }
-    const char *adapter = wgf_ctx_adapter(ctx)->name;
+    /* the device line of every report: adapter, backend, type, driver, UTC date */
+    const struct wgf_adapter_desc *ad = wgf_ctx_adapter(ctx);
+    char                           adapter[700], date[32];
+    time_t                         now = time(NULL);
+    struct tm                      tmv;
+    gmtime_r(&now, &tmv);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+    snprintf(adapter, sizeof adapter, "%s (%s, %s), driver %s, %s", ad->name, ad->backend, ad->type, ad->driver, date);
     enum wgf_status s   = a->fmt == FMT_JSON  ? wgf_bench_fusion_json(res, n, adapter, &size, &text, &err)
                           : a->fmt == FMT_CSV ? wgf_bench_fusion_csv(res, n, &text, &err)
                                               : wgf_bench_fusion_table(res, n, adapter, &size, &text, &err);
@@ -225,7 +233,7 @@ static int wgf__bench_fusion(const struct wgf__bench_args *a)
     text = NULL;
     if (a->plot && !s) {
         char title[160];
-        snprintf(title, sizeof title, "fusion, size %s, %.120s", size.name, adapter);
+        snprintf(title, sizeof title, "fusion, size %s, %.120s", size.name, ad->name);
         if (wgf_bench_fusion_svg(res, n, title, &text, &err) != WGF_OK) {
             wgf_cli_error("%s", err.msg);
             rc = 1;
