@@ -84,6 +84,7 @@ struct wgf_dispatch_opts {
     int reps;                 /* timed repetitions of the whole sweep                      */
     int warmup;               /* untimed repetitions first                                 */
     int single_reps;          /* single-op samples per mode                                */
+    bool f16_packed;          /* f16 as u32 pairs even where shader-f16 exists (tests)     */
     /* optional progress hook (the CLI prints it; the library never prints) */
     void (*progress)(void *user, const char *what);
     void *progress_user;
@@ -118,7 +119,10 @@ struct wgf_dispatch_report {
     char   date[32];                                   /* UTC, ISO 8601                   */
     struct wgf_dispatch_opts opts;
     struct wgf_dispatch_mode_result mode[WGF_BENCH_DTYPES][WGF_MODE_COUNT];
-    bool   has_f16;
+    bool   has_f16;                                    /* adapter has shader-f16          */
+    char   f16_kernel[32];                             /* "tiny_f16" (native f16), or
+                                                          "tiny_f16_packed" (f16 pairs in
+                                                          u32, unpacked to f32: no feature) */
     char   f16_skip[128];                              /* why f16 did not run             */
     /* headline: single-op (wait_each, 1 dispatch) over sequential (one_pass slope), f32 */
     double sequential_us, single_op_us, single_over_sequential;

@@ -83,12 +83,15 @@ static enum wgf_status wgf__gpu_fail(wgf_ctx *ctx, enum wgf_status s, struct wgf
     return wgf_fail(err, s, "bench dispatch: %s: %s", what, wgf_ctx_last_error(ctx));
 }
 
-static enum wgf_status wgf__tiny_init(wgf_ctx *ctx, enum wgf_bench_dtype dt, struct wgf__tiny *t, struct wgf_err *err)
+static enum wgf_status wgf__tiny_init(wgf_ctx *ctx, enum wgf_bench_dtype dt, bool packed, struct wgf__tiny *t,
+                                      struct wgf_err *err)
 {
     memset(t, 0, sizeof *t);
     t->dtype         = dt;
     t->elem          = dt == WGF_BENCH_F16 ? 2 : 4;
-    const char *role = dt == WGF_BENCH_F16 ? "tiny_f16" : "tiny_f32";
+    /* f16 without shader-f16: the same bytes, packed two per u32 (tiny_f16_packed.wgsl) */
+    bool        native = wgf_ctx_adapter(ctx)->has_f16 && !packed;
+    const char *role   = dt == WGF_BENCH_F32 ? "tiny_f32" : native ? "tiny_f16" : "tiny_f16_packed";
     const char *src  = wgf_kernel_source(role);
     if (!src) return wgf_fail(err, WGF_ERR_INTERNAL, "bench dispatch: kernel %s not embedded", role);
     struct wgf_constant      c    = {"N", WGF__TINY_N};
@@ -343,19 +346,16 @@ enum wgf_status wgf_bench_dispatch(wgf_ctx *ctx, const struct wgf_dispatch_opts 
     gmtime_r(&now, &tmv);
     strftime(out->date, sizeof out->date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
     out->has_f16 = ad->has_f16;
+    snprintf(out->f16_kernel, sizeof out->f16_kernel, "%s",
+             ad->has_f16 && !opts->f16_packed ? "tiny_f16" : "tiny_f16_packed");
     snprintf(out->calls_skip, sizeof out->calls_skip, "per-call breakdown not built into this runtime");
 
     enum wgf_status s = WGF_OK;
     for (int dt = 0; dt < WGF_BENCH_DTYPES; dt++) {
-        if (dt == WGF_BENCH_F16 && !ad->has_f16) {
-            snprintf(out->f16_skip, sizeof out->f16_skip, "adapter lacks shader-f16");
-            continue;
-        }
         struct wgf__tiny t;
-        if ((s = wgf__tiny_init(ctx, (enum wgf_bench_dtype)dt, &t, err))) {
+        if ((s = wgf__tiny_init(ctx, (enum wgf_bench_dtype)dt, opts->f16_packed, &t, err))) {
             if (dt == WGF_BENCH_F16) { /* f16 is optional: record why and go on */
                 snprintf(out->f16_skip, sizeof out->f16_skip, "%.120s", err->msg);
-                out->has_f16 = false;
                 s            = WGF_OK;
                 continue;
             }

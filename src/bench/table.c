@@ -74,6 +74,8 @@ enum wgf_status wgf_bench_dispatch_table(const struct wgf_dispatch_report *r, ch
         }
     }
     if (r->f16_skip[0]) fprintf(f, "SKIP f16: %s\n", r->f16_skip);
+    else fprintf(f, "f16 kernel: %s%s\n", r->f16_kernel,
+                 strcmp(r->f16_kernel, "tiny_f16") == 0 ? " (shader-f16)" : " (halves packed in u32, f32 math: no shader-f16 needed)");
     fprintf(f, "\nsingle-op / sequential (f32: wait_each single-op over one_pass slope): %.1fx  (%.2f / %.2f us)\n",
             r->single_over_sequential, r->single_op_us, r->sequential_us);
     fprintf(f, "paper (Dawn/Vulkan, RTX 5090): %.1fx  (%.1f / %.1f us)\n", WGF__PAPER_SINGLE_US / WGF__PAPER_SEQ_US,
@@ -171,6 +173,8 @@ enum wgf_status wgf_bench_dispatch_json(const struct wgf_dispatch_report *r, cha
                                  x->fit.resid_rms, "resid_max_us", x->fit.resid_max, "points", pts));
         }
     json_object_set_new(root, "modes", modes);
+    json_object_set_new(root, "f16_kernel", json_string(r->f16_kernel));
+    json_object_set_new(root, "has_shader_f16", json_boolean(r->has_f16));
     json_object_set_new(root, "f16_skip", r->f16_skip[0] ? json_string(r->f16_skip) : json_null());
     json_object_set_new(root, "sequential_us", wgf__num(r->sequential_us));
     json_object_set_new(root, "single_op_us", wgf__num(r->single_op_us));

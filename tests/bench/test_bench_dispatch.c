@@ -24,15 +24,13 @@ static void check_report(struct wgf_t *t, wgf_ctx *ctx, struct wgf_dispatch_repo
     struct wgf_err err = {0};
     if (!wgf_t_check(t, wgf_bench_dispatch(ctx, &o, r, &err) == WGF_OK, "bench dispatch runs", "%s", err.msg)) return;
     const struct wgf_adapter_desc *ad = wgf_ctx_adapter(ctx);
+    wgf_t_check(t, !strcmp(r->f16_kernel, ad->has_f16 ? "tiny_f16" : "tiny_f16_packed") && !r->f16_skip[0],
+                "f16 kernel chosen by the adapter's features", "%s", r->f16_kernel);
     for (int dt = 0; dt < WGF_BENCH_DTYPES; dt++)
         for (int m = 0; m < WGF_MODE_COUNT; m++) {
             const struct wgf_dispatch_mode_result *x = &r->mode[dt][m];
             char name[64];
             snprintf(name, sizeof name, "dispatch %s %s", dt ? "f16" : "f32", wgf_dispatch_mode_name((enum wgf_dispatch_mode)m));
-            if (dt == WGF_BENCH_F16 && !ad->has_f16) {
-                wgf_t_check(t, !x->ran && r->f16_skip[0], name, "skipped: %s", r->f16_skip);
-                continue;
-            }
             wgf_t_check(t, x->ran && x->n_points == 4 && isfinite(x->per_dispatch_us.median) &&
                                x->per_dispatch_us.n == 3 && x->single_op_us.n == 3 && x->single_op_us.median > 0 &&
                                x->t_us[3] > 0,
@@ -50,6 +48,15 @@ static void check_report(struct wgf_t *t, wgf_ctx *ctx, struct wgf_dispatch_repo
         r->has_calls = true;
         r->calls     = cb;
     }
+
+    /* the packed-f16 kernel (what runs where shader-f16 is missing) on this adapter too */
+    struct wgf_dispatch_opts po = o;
+    po.f16_packed               = true;
+    if (wgf_t_check(t, wgf_bench_dispatch(ctx, &po, r + 1, &err) == WGF_OK, "dispatch f16 packed runs", "%s", err.msg))
+        wgf_t_check(t, !strcmp(r[1].f16_kernel, "tiny_f16_packed") && r[1].mode[WGF_BENCH_F16][WGF_MODE_ONE_PASS].ran &&
+                           r[1].mode[WGF_BENCH_F16][WGF_MODE_WAIT_EACH].per_dispatch_us.n == 3,
+                    "dispatch f16 packed: checked and timed", "%.2f us/dispatch",
+                    r[1].mode[WGF_BENCH_F16][WGF_MODE_ONE_PASS].per_dispatch_us.median);
 
     struct wgf_dispatch_opts bad = o;
     bad.n_ns                     = 1;
