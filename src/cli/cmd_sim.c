@@ -24,6 +24,7 @@ static void usage(FILE *f)
             "                 [--elites N] [--tournament N] [--mut-rate P] [--mut-sigma S] [--es-sigma S] [--lr A]\n"
             "       wgfuse sim eval FILE [--episodes N] [--seed N] [--strategy S]\n"
             "       wgfuse sim trace ENV --actions A,A,... [--state S,S,...] [--seed N]\n"
+            "       wgfuse sim market [--steps L] [--seed N] --out FILE   (finsim's path, for bench/sim_peers.py)\n"
             "       wgfuse sim bench [--workload W,...] [--strategy S,...] [--pop N,...] [--steps L,...]\n"
             "                 [--gens N] [--runs N] [--hidden H] [--dim D] [--json]\n"
             "\n"
@@ -588,6 +589,51 @@ out:
     return rc;
 }
 
+/* ---- market ------------------------------------------------------------------------------ */
+
+/* Write finsim's synthetic path for the peers (bench/sim_peers.py --market): magic
+ * "WGFMKT1\0", int32 L, 16, 36, then f32 returns (L, 16) and signals (L, 36), little endian. */
+static int cmd_market(int argc, char **argv)
+{
+    long steps = 1500, seed = 1;
+    const char *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *f = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(f, "--steps")) {
+            if (!wgf_cli_parse_long(f, a, 1, 1000000, &steps)) return 2;
+            i++;
+        } else if (!strcmp(f, "--seed")) {
+            if (!wgf_cli_parse_long(f, a, 0, 4294967295L, &seed)) return 2;
+            i++;
+        } else if (!strcmp(f, "--out") && a) {
+            out = a, i++;
+        } else {
+            wgf_cli_error("sim market: unknown or incomplete flag '%s'", f);
+            return 2;
+        }
+    }
+    if (!out) return wgf_cli_error("sim market: --out FILE is required"), 2;
+    struct wgf_sim_market m;
+    struct wgf_err err = {0};
+    if (wgf_sim_market_generate((uint32_t)seed, (int)steps, &m, &err) != WGF_OK) return wgf_cli_error("%s", err.msg), 1;
+    size_t nr = (size_t)steps * WGF_FIN_ASSETS * 4, ns = (size_t)steps * WGF_FIN_SIGNALS * 4, n = 20 + nr + ns;
+    unsigned char *buf = malloc(n);
+    int rc = 1;
+    if (buf) {
+        int32_t hdr[3] = {(int32_t)steps, WGF_FIN_ASSETS, WGF_FIN_SIGNALS}; /* x86/ARM hosts: little endian */
+        memcpy(buf, "WGFMKT1", 8);
+        memcpy(buf + 8, hdr, 12);
+        memcpy(buf + 20, m.returns, nr);
+        memcpy(buf + 20 + nr, m.signals, ns);
+        int e = wgf_cli_write_atomic(out, buf, n);
+        if (e) wgf_cli_error("sim market: cannot write %s: %s", out, strerror(e));
+        else rc = 0;
+    }
+    free(buf);
+    wgf_sim_market_free(&m);
+    return rc;
+}
+
 /* ---- entry points ------------------------------------------------------------------------ */
 
 int wgf_cmd_sim(int argc, char **argv)
@@ -601,7 +647,8 @@ int wgf_cmd_sim(int argc, char **argv)
     if (!strcmp(sub, "eval")) return cmd_eval(argc - 1, argv + 1);
     if (!strcmp(sub, "trace")) return cmd_trace(argc - 1, argv + 1);
     if (!strcmp(sub, "bench")) return cmd_bench(argc - 1, argv + 1);
-    wgf_cli_error("sim: unknown subcommand '%s' (train, eval, trace, bench)", sub);
+    if (!strcmp(sub, "market")) return cmd_market(argc - 1, argv + 1);
+    wgf_cli_error("sim: unknown subcommand '%s' (train, eval, trace, bench, market)", sub);
     return 2;
 }
 
