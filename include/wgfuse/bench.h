@@ -182,9 +182,12 @@ struct wgf_fusion_variant {
     bool   correct;        /* output matched the C reference (false: no timing below)      */
     double max_abs_err, tol;
     char   detail[160];    /* why it failed, or the check that passed                      */
-    struct wgf_stats us;   /* wall time per iteration, us                                  */
+    struct wgf_stats us;   /* marginal cost per iteration, us: (t(2n) - t(n)) / n per
+                              repetition (the sequential method)                           */
+    struct wgf_stats us_wall; /* wall time of the 2n run / 2n, us (includes a share of the
+                              run's submit + wait)                                         */
     bool   has_gpu;        /* GPU timestamps of the timed runs (one-pass variants only)    */
-    struct wgf_stats gpu_us; /* GPU time of the pass per iteration, us                     */
+    struct wgf_stats gpu_us; /* GPU time per iteration, us: (pass(2n) - pass(n)) / n         */
     double speedup;        /* baseline (variant 0) median / this median                    */
 };
 struct wgf_fusion_result {

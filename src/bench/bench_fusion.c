@@ -7,9 +7,11 @@
  *   2. check: each variant runs once and its output is compared with the C reference
  *      (fusion_ref.c) — max |err| <= tol * max |ref|; the poison must be intact. A variant
  *      that fails gets correct = false and is NOT timed;
- *   3. time: `warmup` untimed runs, then `reps` runs of `iters` iterations each, recorded
- *      the way a decode step would be (the experiment says how); the sample is wall time per
- *      iteration. Speedup = median of variant 0 (the unfused baseline) / median of variant.
+ *   3. time: `warmup` untimed repetitions, then `reps` repetitions, each a run of `iters`
+ *      iterations and a run of 2 x `iters`, recorded the way a decode step would be (the
+ *      experiment says how); the sample is the marginal cost per iteration,
+ *      (t(2n) - t(n)) / n — the sequential method of the dispatch bench. Speedup = median of
+ *      variant 0 (the unfused baseline) / median of the variant.
  * All GPU objects are created before the timed loop; the loop only records and submits. */
 #include <math.h>
 #include <stdio.h>
@@ -270,9 +272,35 @@ static enum wgf_status wgf__run_plan_fn(struct wgf__fb *fb, const void *arg, int
     return wgf__plan_run(fb->ctx, arg, iters, fb->timer);
 }
 
-/* Time `fn` (warm-up, then reps runs of iters iterations). With `verify`, every timed run
- * starts from poisoned outputs and its result is compared with the reference after the
- * clock stops: a kernel that fails only sometimes (a race) cannot hide among the timings. */
+/* One timed run of n iterations: poison the verified outputs, run, read the pass's GPU
+ * time (one-pass plans), then verify after the clock stopped. *wrong set on a mismatch. */
+static enum wgf_status wgf__time_once(struct wgf__fb *fb, wgf__run_fn fn, const void *arg, int n,
+                                      const struct wgf__plan *verify, double *wall_us, double *gpu_us,
+                                      struct wgf_fusion_variant *chk)
+{
+    enum wgf_status s = WGF_OK;
+    for (int k = 0; verify && k < verify->n_out && !s; k++) s = wgf_buffer_fill_u32(fb->ctx, verify->out[k], WGF__POISON);
+    if (s) return s;
+    uint64_t t0 = wgf_now_ns();
+    s           = fn(fb, arg, n);
+    *wall_us    = (double)(wgf_now_ns() - t0) / 1e3;
+    *gpu_us     = NAN;
+    if (!s && fb->timer && fn == wgf__run_plan_fn) {
+        double   ns  = 0;
+        uint32_t got = 0;
+        s            = wgf_timer_read(fb->ctx, fb->timer, &ns, 1, &got);
+        if (!s && got == 1) *gpu_us = ns / 1e3;
+    }
+    if (!s && verify) s = wgf__plan_verify(fb, verify, chk);
+    return s;
+}
+
+/* Time `fn` by the sequential method: each repetition runs n and then 2n iterations, and its
+ * sample is the marginal cost (t(2n) - t(n)) / n, so the once-per-run submit + wait does not
+ * leak into the per-iteration cost (it would favour whichever variant is slower per
+ * iteration). The wall time of the 2n run / 2n is kept as us_wall. With `verify`, every run
+ * starts from poisoned outputs and is compared with the reference after the clock stops: a
+ * kernel that fails only sometimes (a race) cannot hide among the timings. */
 static enum wgf_status wgf__time(struct wgf__fb *fb, wgf__run_fn fn, const void *arg, int iters,
                                  struct wgf_fusion_variant *v, const struct wgf__plan *verify)
 {
@@ -283,37 +311,31 @@ static enum wgf_status wgf__time(struct wgf__fb *fb, wgf__run_fn fn, const void 
         snprintf(line, sizeof line, "fusion %s: %s", fb->exp, v->name);
         o->progress(o->progress_user, line);
     }
-    double *t = malloc(sizeof *t * (size_t)o->reps * 2), *g = t ? t + o->reps : NULL;
+    double *t = malloc(sizeof *t * (size_t)o->reps * 3);
     if (!t) return wgf_fail(fb->err, WGF_ERR_NOMEM, "bench fusion: samples");
+    double         *wall = t + o->reps, *g = wall + o->reps;
     enum wgf_status s     = WGF_OK;
-    bool            gpu   = fb->timer && fn == wgf__run_plan_fn; /* one pass per run */
     int             n_gpu = 0;
     for (int rep = -o->warmup; rep < o->reps && !s; rep++) {
-        for (int k = 0; verify && k < verify->n_out && !s; k++) s = wgf_buffer_fill_u32(fb->ctx, verify->out[k], WGF__POISON);
+        double                    w1, w2, g1, g2;
+        struct wgf_fusion_variant chk = {.correct = true};
+        s = wgf__time_once(fb, fn, arg, iters, verify, &w1, &g1, &chk);
+        if (!s && chk.correct) s = wgf__time_once(fb, fn, arg, 2 * iters, verify, &w2, &g2, &chk);
         if (s) break;
-        uint64_t t0 = wgf_now_ns();
-        s           = fn(fb, arg, iters);
-        uint64_t t1 = wgf_now_ns();
-        if (rep >= 0) t[rep] = (double)(t1 - t0) / 1e3 / iters;
-        if (!s && gpu) {
-            double   ns = 0;
-            uint32_t got = 0;
-            s            = wgf_timer_read(fb->ctx, fb->timer, &ns, 1, &got);
-            if (!s && got == 1 && rep >= 0) g[n_gpu++] = ns / 1e3 / iters;
+        if (!chk.correct) {
+            v->correct = false;
+            snprintf(v->detail, sizeof v->detail, "run %d of timing: %.130s", rep, chk.detail);
+            free(t);
+            return WGF_OK;
         }
-        if (!s && verify) {
-            struct wgf_fusion_variant chk = {.correct = true};
-            s                             = wgf__plan_verify(fb, verify, &chk);
-            if (!s && !chk.correct) {
-                v->correct = false;
-                snprintf(v->detail, sizeof v->detail, "run %d of timing: %.130s", rep, chk.detail);
-                free(t);
-                return WGF_OK;
-            }
-        }
+        if (rep < 0) continue;
+        t[rep]    = (w2 - w1) / iters;
+        wall[rep] = w2 / (2 * iters);
+        if (isfinite(g1) && isfinite(g2)) g[n_gpu++] = (g2 - g1) / iters;
     }
     if (s) s = wgf__fb_gpu_fail(fb, s, v->name);
-    else s = wgf_stats_compute(t, o->reps, &v->us, fb->err);
+    if (!s) s = wgf_stats_compute(t, o->reps, &v->us, fb->err);
+    if (!s) s = wgf_stats_compute(wall, o->reps, &v->us_wall, fb->err);
     if (!s && n_gpu >= 1) {
         s          = wgf_stats_compute(g, n_gpu, &v->gpu_us, fb->err);
         v->has_gpu = s == WGF_OK;
@@ -372,7 +394,7 @@ static enum wgf_status wgf__exp_rmsnorm(struct wgf__fb *fb, struct wgf_fusion_re
     wgf__plan_add(&fu, p, bg, 1);
 
     snprintf(res->what, sizeof res->what, "RMSNorm of one row, hidden %u: 6 elementary dispatches vs 1 fused", H);
-    res->iters                    = wgf__iters(fb, 32);
+    res->iters                    = wgf__iters(fb, 64);
     const struct wgf__plan *pl[2] = {&un, &fu};
     for (int i = 0; i < 2; i++) {
         if ((s = wgf__plan_check(fb, pl[i], &res->v[i]))) return s;
@@ -600,7 +622,7 @@ static enum wgf_status wgf__exp_softmax(struct wgf__fb *fb, struct wgf_fusion_re
     wgf__plan_add(&st, pt, bt, wgf__groups(R, 64));
     wgf__plan_add(&sw, pw, bw, R);
     snprintf(res->what, sizeof res->what, "softmax of %u rows (heads) x %u (context): 1 thread vs 256 per row", R, L);
-    res->iters                    = wgf__iters(fb, 16);
+    res->iters                    = wgf__iters(fb, 32);
     const struct wgf__plan *pl[2] = {&st, &sw};
     for (int i = 0; i < 2; i++) {
         if ((s = wgf__plan_check(fb, pl[i], &res->v[i]))) return s;
@@ -907,7 +929,10 @@ enum wgf_status wgf_bench_fusion(wgf_ctx *ctx, const struct wgf_fusion_opts *opt
     double base = out->v[0].us.median;
     for (int i = 0; i < out->n_variants; i++) {
         struct wgf_fusion_variant *v = &out->v[i];
-        v->speedup = (v->correct && out->v[0].correct && v->us.n && v->us.median > 0) ? base / v->us.median : 0;
+        /* a slope at or below 0 (noise swamping a tiny cost) has no meaningful ratio: 0 = none */
+        v->speedup = (v->correct && out->v[0].correct && v->us.n && v->us.median > 0 && base > 0)
+                         ? base / v->us.median
+                         : 0;
     }
     return WGF_OK;
 }

@@ -244,8 +244,9 @@ enum wgf_status wgf_bench_fusion_table(const struct wgf_fusion_result *r, int n,
     fprintf(f, "wgfuse bench fusion: size %s (hidden %u, intermediate %u, %u/%u heads, head dim %u), %s\n",
             size->name, size->hidden, size->intermediate, size->n_heads, size->n_kv_heads, size->head_dim,
             adapter ? adapter : "");
-    fprintf(f, "us per iteration: median [95%% CI, bootstrap]; speedup = variant 0 median / this median; every "
-               "variant checked against the C reference first.\n");
+    fprintf(f, "us/iter: marginal cost per iteration, (t(2n) - t(n)) / n, median [95%% CI, bootstrap]; speedup = "
+               "variant 0 median / this median;\nwall: t(2n) / 2n; GPU: timestamps, same slope. Every variant is checked "
+               "against the C reference first, and every timed run after.\n");
     fprintf(f, "paper (wgpu/Vulkan): RMSNorm fusion 1.41x, tiled MLP 1.17x, device argmax +71%%.\n");
     for (int e = 0; e < n; e++) {
         const struct wgf_fusion_result *x = &r[e];
@@ -254,21 +255,24 @@ enum wgf_status wgf_bench_fusion_table(const struct wgf_fusion_result *r, int n,
             fprintf(f, "  SKIP %s: %s\n", x->name, x->skip);
             continue;
         }
-        fprintf(f, "  %-20s %5s %7s %-30s %6s %4s %8s %10s  %s\n", "variant", "disp", "submits", "us/iter", "CV",
-                "outl", "speedup", "GPU us/it", "check");
+        fprintf(f, "  %-20s %5s %7s %-30s %6s %4s %8s %10s %10s  %s\n", "variant", "disp", "submits", "us/iter", "CV",
+                "outl", "speedup", "wall/it", "GPU us/it", "check");
         for (int i = 0; i < x->n_variants; i++) {
             const struct wgf_fusion_variant *v = &x->v[i];
             fprintf(f, "  %-20s %5d %7d ", v->name, v->dispatches, v->submits);
             if (!v->correct) {
-                fprintf(f, "%-30s %6s %4s %8s %10s  WRONG: %s\n", "-", "-", "-", "-", "-", v->detail);
+                fprintf(f, "%-30s %6s %4s %8s %10s %10s  WRONG: %s\n", "-", "-", "-", "-", "-", "-", v->detail);
                 continue;
             }
             if (v->us.n) {
                 wgf__ci(f, &v->us, 30);
-                fprintf(f, " %5.1f%% %4d %7.2fx ", 100 * v->us.cv, v->us.n_outliers, v->speedup);
+                fprintf(f, " %5.1f%% %4d ", 100 * v->us.cv, v->us.n_outliers);
+                if (v->speedup > 0) fprintf(f, "%7.2fx", v->speedup);
+                else fprintf(f, "%8s", "-");
+                fprintf(f, " %10.2f ", v->us_wall.median);
                 if (v->has_gpu) fprintf(f, "%10.2f  ok", v->gpu_us.median);
                 else fprintf(f, "%10s  ok", "-");
-            } else fprintf(f, "%-30s %6s %4s %8s %10s  ok", "(not timed)", "-", "-", "-", "-");
+            } else fprintf(f, "%-30s %6s %4s %8s %10s %10s  ok", "(not timed)", "-", "-", "-", "-", "-");
             fprintf(f, " (%s)\n", v->detail);
         }
     }
@@ -302,6 +306,7 @@ enum wgf_status wgf_bench_fusion_json(const struct wgf_fusion_result *r, int n, 
             if (v->correct && v->us.n) {
                 json_object_set_new(jv, "us_per_iter", wgf__stats_json(&v->us));
                 json_object_set_new(jv, "speedup", wgf__num(v->speedup));
+                json_object_set_new(jv, "wall_us_per_iter", wgf__stats_json(&v->us_wall));
                 if (v->has_gpu) json_object_set_new(jv, "gpu_us_per_iter", wgf__stats_json(&v->gpu_us));
             }
             json_array_append_new(vs, jv);
@@ -325,7 +330,7 @@ enum wgf_status wgf_bench_fusion_csv(const struct wgf_fusion_result *r, int n, c
     enum wgf_status s = wgf__mem_open(&f, &buf, &len, err);
     if (s) return s;
     fprintf(f, "experiment,variant,dispatches,submits,correct,max_abs_err,median_us,ci95_lo,ci95_hi,cv,min_us,max_"
-               "us,samples,outliers,speedup,gpu_median_us\n");
+               "us,samples,outliers,speedup,wall_median_us,gpu_median_us\n");
     for (int e = 0; e < n; e++)
         for (int i = 0; i < r[e].n_variants; i++) {
             const struct wgf_fusion_variant *v = &r[e].v[i];
@@ -335,6 +340,8 @@ enum wgf_status wgf_bench_fusion_csv(const struct wgf_fusion_result *r, int n, c
                 fprintf(f, ",%.4f,%.4f,%.4f,%.5f,%.4f,%.4f,%d,%d,%.4f,", v->us.median, v->us.ci_lo, v->us.ci_hi,
                         v->us.cv, v->us.min, v->us.max, v->us.n, v->us.n_outliers, v->speedup);
             else fprintf(f, ",,,,,,,,,,");
+            if (v->correct && v->us.n) fprintf(f, "%.4f", v->us_wall.median);
+            fputc(',', f);
             if (v->correct && v->has_gpu) fprintf(f, "%.4f", v->gpu_us.median);
             fputc('\n', f);
         }
