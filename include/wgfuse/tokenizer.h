@@ -1,6 +1,8 @@
 /* wgfuse — tokenizer: byte-level BPE (GPT-2 / Qwen2 / Llama-3) and SentencePiece-style
  * score-merged vocabularies (Llama-2 / Phi-3), loaded from a Hugging Face tokenizer.json
- * or fed from a GGUF file's tokenizer.ggml.* arrays.
+ * or fed from a GGUF file's tokenizer.ggml.* arrays. A SentencePiece-style tokenizer.json
+ * (Llama-2 / Phi-3: BPE with byte_fallback over U+2581-escaped text) loads as an SPM
+ * tokenizer that merges by the file's ranks.
  *
  * Contracts (all functions):
  *  - Text is bytes. Encoding never fails on content: invalid UTF-8, NUL, overlong forms and
@@ -75,6 +77,9 @@ struct wgf_tok_spec {
     int add_bos;          /* tokenizer.ggml.add_bos_token: 1, 0, or -1 = model default (SPM 1, BPE 0) */
     int add_space_prefix; /* tokenizer.ggml.add_space_prefix (SPM): 1, 0, or -1 = default 1 */
     const char *source;   /* file name used in error messages, or NULL                 */
+    const char *arch;     /* general.architecture, or NULL: "phi3" makes its special
+                             tokens absorb the whitespace after them (rstrip), as the HF
+                             tokenizer.json does and llama.cpp reproduces */
 };
 
 void wgf_tok_spec_init(struct wgf_tok_spec *spec);
@@ -89,7 +94,8 @@ enum wgf_status wgf_tokenizer_from_spec(const struct wgf_tok_spec *spec, struct 
                                         struct wgf_err *err);
 
 /* Load a Hugging Face tokenizer.json (model.type "BPE" with a ByteLevel pre-tokenizer,
- * optionally after Split regexes; merges as "a b" or ["a","b"]). tokenizer_config_path
+ * optionally after Split regexes, or SentencePiece-style; merges as "a b" or ["a","b"];
+ * NFC normalizer applied through ICU when it can be loaded). tokenizer_config_path
  * (may be NULL) supplies bos_token / eos_token / add_bos_token. Errors name the file. */
 enum wgf_status wgf_tokenizer_load_json(const char *tokenizer_json_path, const char *tokenizer_config_path,
                                         struct wgf_tokenizer **out, struct wgf_err *err);

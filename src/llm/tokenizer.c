@@ -502,9 +502,16 @@ static enum wgf_status encode_spm_text(const struct wgf_tokenizer *t, const char
         else
             buf[o++] = (unsigned char)text[i];
     }
-    enum wgf_status st = wgf__spm_fragment(t, buf, o, out, err);
+    /* With merges (from a tokenizer.json) ranks decide, as in HF; GGUF gives scores. */
+    enum wgf_status st = t->merges.key ? wgf__bpe_chars(t, buf, o, out, err) : wgf__spm_fragment(t, buf, o, out, err);
     free(buf);
     return st;
+}
+
+/* Whitespace an lstrip/rstrip added token absorbs (llama.cpp's set, ASCII only). */
+static bool is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
 /* The longest added token usable at text[i..len), or -1. */
@@ -547,16 +554,23 @@ enum wgf_status wgf__tok_encode_masked(const struct wgf_tokenizer *t, const char
             i++;
             continue;
         }
-        if (i > frag) {
+        size_t end = i;
+        if (id >= 0 && (t->ents[id].strip & WGF__STRIP_LEFT))
+            while (end > frag && is_ws(text[end - 1])) end--;
+        if (end > frag) {
             if (t->model == WGF_TOK_MODEL_BPE)
-                st = encode_bpe_text(t, text + frag, i - frag, &out, err);
+                st = encode_bpe_text(t, text + frag, end - frag, &out, err);
             else
-                st = encode_spm_text(t, text + frag, i - frag, t->add_space_prefix && prev_added, &out, err);
+                st = encode_spm_text(t, text + frag, end - frag,
+                                     t->add_space_prefix && prev_added && (!t->prefix_first_only || frag == 0), &out,
+                                     err);
             prev_added = false;
         }
         if (st || i == len) break;
         st = wgf__ids_push(&out, id, err);
         i += t->ents[id].str_len;
+        if (t->ents[id].strip & WGF__STRIP_RIGHT)
+            while (i < len && is_ws(text[i])) i++;
         frag       = i;
         prev_added = true;
     }

@@ -30,7 +30,11 @@ struct wgf__tok_entry {
     uint32_t dec_len; /* bytes of dec                                            */
     int32_t  type;    /* enum wgf_tok_type                                       */
     float    score;   /* SPM merge score                                         */
+    uint8_t  strip;   /* added token absorbs whitespace: WGF__STRIP_LEFT/RIGHT   */
 };
+
+#define WGF__STRIP_LEFT  1u /* HF lstrip: whitespace before the token is dropped */
+#define WGF__STRIP_RIGHT 2u /* HF rstrip: whitespace after the token is dropped  */
 
 /* Open-addressing map from a byte string to an id; keys live in the entries. */
 struct wgf__idmap {
@@ -76,7 +80,8 @@ struct wgf_tokenizer {
 
     int32_t bos, eos, unk, pad, eot; /* -1 when absent */
     bool    add_bos;
-    bool    add_space_prefix; /* SPM */
+    bool    add_space_prefix;  /* SPM: "▁" in front of text fragments           */
+    bool    prefix_first_only; /* ... only in front of the text's first fragment */
     size_t  n_eog;
     int32_t eog[16];
 };
@@ -160,6 +165,10 @@ enum wgf_status wgf__ids_push(struct wgf__ids *o, int32_t id, struct wgf_err *er
 /* Byte-level BPE of one pre-tokenized piece (tokenizer_bpe.c). */
 enum wgf_status wgf__bpe_word(const struct wgf_tokenizer *t, const unsigned char *s, size_t len,
                               struct wgf__ids *out, struct wgf_err *err);
+/* BPE by merge rank over UTF-8 characters with byte fallback: HF's BPE with
+ * byte_fallback (Llama-2 / Phi-3 tokenizer.json); spaces already escaped (tokenizer_bpe.c). */
+enum wgf_status wgf__bpe_chars(const struct wgf_tokenizer *t, const unsigned char *s, size_t len,
+                               struct wgf__ids *out, struct wgf_err *err);
 /* SentencePiece score merge of one text fragment; spaces already escaped (tokenizer_spm.c). */
 enum wgf_status wgf__spm_fragment(const struct wgf_tokenizer *t, const unsigned char *s, size_t len,
                                   struct wgf__ids *out, struct wgf_err *err);

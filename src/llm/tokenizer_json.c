@@ -2,8 +2,9 @@
  * small byte-level BPE tokenizer.json for tests.
  *
  * Supported: model.type "BPE" with a ByteLevel pre-tokenizer (alone, or after Split regexes
- * in a Sequence), merges as "a b" strings or ["a", "b"] arrays, added_tokens, an NFC or
- * absent normalizer. Anything else is refused with a one-line error naming the file and
+ * in a Sequence), merges as "a b" strings or ["a", "b"] arrays, added_tokens (with lstrip /
+ * rstrip), an NFC or absent normalizer; and SentencePiece-style BPE (Llama-2 / Phi-3:
+ * byte_fallback, spaces as U+2581 through a Prepend+Replace normalizer or Metaspace). Anything else is refused with a one-line error naming the file and
  * the field, never guessed: a wrong guess would silently give the model foreign token ids.
  * JSON is parsed by jansson with JSON_REJECT_DUPLICATES (iterative, no recursion limit
  * issue: jansson caps nesting depth at 2048). */
@@ -118,6 +119,68 @@ static enum wgf_status check_normalizer(const char *path, json_t *root, bool *nf
     return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: normalizer '%s' not supported", path, type ? type : "(no type)");
 }
 
+/* SentencePiece-style tokenizer.json (Llama-2, Phi-3): BPE over characters with spaces as
+ * U+2581, written either as normalizer Sequence[Prepend("▁"), Replace(" ", "▁")] (legacy)
+ * or as a Metaspace pre-tokenizer that does not split. Sets *prefix (a ▁ goes in front of
+ * text) and *first_only (only in front of the first text fragment). */
+static bool is_spm_style(json_t *root)
+{
+    json_t     *model = json_object_get(root, "model");
+    json_t     *pre   = json_object_get(root, "pre_tokenizer");
+    json_t     *norm  = json_object_get(root, "normalizer");
+    const char *pt    = json_string_value(json_object_get(pre, "type"));
+    const char *nt    = json_string_value(json_object_get(norm, "type"));
+    return json_is_true(json_object_get(model, "byte_fallback")) || (pt && strcmp(pt, "Metaspace") == 0) ||
+           (nt && (strcmp(nt, "Sequence") == 0 || strcmp(nt, "Prepend") == 0) && (!pre || json_is_null(pre)));
+}
+
+static enum wgf_status parse_spm_style(const char *path, json_t *root, bool *prefix, bool *first_only,
+                                       struct wgf_err *err)
+{
+    *prefix = *first_only = false;
+    bool    replace       = false;
+    json_t *norm          = json_object_get(root, "normalizer");
+    json_t *pre           = json_object_get(root, "pre_tokenizer");
+    if (norm && !json_is_null(norm)) {
+        const char *nt   = json_string_value(json_object_get(norm, "type"));
+        json_t     *list = nt && strcmp(nt, "Sequence") == 0 ? json_object_get(norm, "normalizers") : NULL;
+        size_t      n    = list ? json_array_size(list) : 1;
+        for (size_t i = 0; i < n; i++) {
+            json_t     *e  = list ? json_array_get(list, i) : norm;
+            const char *et = json_string_value(json_object_get(e, "type"));
+            const char *pp = json_string_value(json_object_get(e, "prepend"));
+            const char *rs = json_string_value(json_object_get(json_object_get(e, "pattern"), "String"));
+            const char *rc = json_string_value(json_object_get(e, "content"));
+            if (et && strcmp(et, "Prepend") == 0 && pp && strcmp(pp, "\xE2\x96\x81") == 0)
+                *prefix = true;
+            else if (et && strcmp(et, "Replace") == 0 && rs && rc && strcmp(rs, " ") == 0 &&
+                     strcmp(rc, "\xE2\x96\x81") == 0)
+                replace = true;
+            else
+                return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: normalizer step '%s' not supported", path,
+                                et ? et : "(no type)");
+        }
+    }
+    if (pre && !json_is_null(pre)) {
+        const char *pt = json_string_value(json_object_get(pre, "type"));
+        const char *rp = json_string_value(json_object_get(pre, "replacement"));
+        const char *ps = json_string_value(json_object_get(pre, "prepend_scheme"));
+        if (!pt || strcmp(pt, "Metaspace") != 0 || !rp || strcmp(rp, "\xE2\x96\x81") != 0)
+            return wgf_fail(err, WGF_ERR_UNSUPPORTED,
+                            "%s: pre_tokenizer '%s' not supported with a SentencePiece-style model (only Metaspace "
+                            "with replacement U+2581)",
+                            path, pt ? pt : "(no type)");
+        if (json_is_true(json_object_get(pre, "split")))
+            return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: Metaspace with split=true not supported", path);
+        replace = true;
+        if (ps ? strcmp(ps, "never") != 0 : !json_is_false(json_object_get(pre, "add_prefix_space"))) *prefix = true;
+        *first_only = ps && strcmp(ps, "first") == 0;
+    }
+    if (!replace)
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: SentencePiece-style model without the space -> U+2581 step", path);
+    return WGF_OK;
+}
+
 /* A token named by tokenizer_config.json: a string or {"content": "..."}; NULL if absent. */
 static const char *config_token(json_t *cfg, const char *key)
 {
@@ -157,8 +220,15 @@ static enum wgf_status lookup_named(struct wgf_tokenizer *t, const char *path, c
     return WGF_OK;
 }
 
-static enum wgf_status load_vocab(const char *path, json_t *model, json_t *added, struct wgf_tokenizer **out,
-                                  struct wgf_err *err)
+/* "<0x41>" style byte token? */
+static bool is_byte_token(const char *s)
+{
+    static const char hex[] = "0123456789ABCDEFabcdef";
+    return strlen(s) == 6 && memcmp(s, "<0x", 3) == 0 && s[5] == '>' && strchr(hex, s[3]) && strchr(hex, s[4]);
+}
+
+static enum wgf_status load_vocab(const char *path, enum wgf_tok_model kind, json_t *model, json_t *added,
+                                  struct wgf_tokenizer **out, struct wgf_err *err)
 {
     json_t *vocab = json_object_get(model, "vocab");
     if (!json_is_object(vocab)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: model.vocab is not an object", path);
@@ -188,7 +258,9 @@ static enum wgf_status load_vocab(const char *path, json_t *model, json_t *added
                         (long long)max_id, n_entries);
 
     struct wgf_tokenizer *t;
-    enum wgf_status       st = wgf__tok_alloc(WGF_TOK_MODEL_BPE, (size_t)max_id + 1, path, &t, err);
+    enum wgf_status       st = wgf__tok_alloc(kind, (size_t)max_id + 1, path, &t, err);
+    bool        byte_fallback = json_is_true(json_object_get(model, "byte_fallback"));
+    const char *unk           = json_string_value(json_object_get(model, "unk_token"));
     if (st) return st;
     json_object_foreach(vocab, key, val)
     {
@@ -200,6 +272,11 @@ static enum wgf_status load_vocab(const char *path, json_t *model, json_t *added
         st = wgf__tok_set(t, id, key, strlen(key), path, err);
         if (st) break;
         t->ents[id].type = WGF_TOKEN_NORMAL;
+        if (kind == WGF_TOK_MODEL_SPM && byte_fallback && is_byte_token(key)) t->ents[id].type = WGF_TOKEN_BYTE;
+        if (unk && strcmp(key, unk) == 0) {
+            t->ents[id].type = WGF_TOKEN_UNKNOWN;
+            t->unk           = (int32_t)id;
+        }
     }
     for (size_t i = 0; !st && i < json_array_size(added); i++) {
         json_t *a = json_array_get(added, i);
@@ -210,7 +287,11 @@ static enum wgf_status load_vocab(const char *path, json_t *model, json_t *added
             break;
         }
         st = wgf__tok_set(t, id, json_string_value(c), json_string_length(c), path, err);
-        t->ents[id].type = json_is_true(json_object_get(a, "special")) ? WGF_TOKEN_CONTROL : WGF_TOKEN_USER_DEFINED;
+        if (st) break;
+        if ((int32_t)id == t->unk) continue; /* <unk> listed as added: stays UNKNOWN */
+        t->ents[id].type  = json_is_true(json_object_get(a, "special")) ? WGF_TOKEN_CONTROL : WGF_TOKEN_USER_DEFINED;
+        t->ents[id].strip = (uint8_t)((json_is_true(json_object_get(a, "lstrip")) ? WGF__STRIP_LEFT : 0) |
+                                      (json_is_true(json_object_get(a, "rstrip")) ? WGF__STRIP_RIGHT : 0));
     }
     if (st) {
         wgf_tokenizer_free(t);
@@ -307,10 +388,6 @@ enum wgf_status wgf_tokenizer_load_json(const char *path, const char *cfg_path, 
         st = wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: model.type '%.32s' not supported (only BPE)", path, type);
     } else if (!type && !json_object_get(model, "merges")) {
         st = wgf_fail(err, WGF_ERR_FORMAT, "%s: model has no \"type\" and no merges", path);
-    } else if (json_is_true(json_object_get(model, "byte_fallback"))) {
-        st = wgf_fail(err, WGF_ERR_UNSUPPORTED,
-                      "%s: BPE with byte_fallback (SentencePiece-style tokenizer.json) not supported; use the GGUF file",
-                      path);
     } else {
         const char *cp = json_string_value(json_object_get(model, "continuing_subword_prefix"));
         const char *ew = json_string_value(json_object_get(model, "end_of_word_suffix"));
@@ -318,13 +395,20 @@ enum wgf_status wgf_tokenizer_load_json(const char *path, const char *cfg_path, 
             st = wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: model.continuing_subword_prefix/end_of_word_suffix not supported",
                           path);
     }
-    if (!st) st = check_normalizer(path, root, &nfc, err);
-    if (!st) st = parse_pre(path, root, &pre, err);
-    if (!st) st = load_vocab(path, model, json_object_get(root, "added_tokens"), &t, err);
+    bool spm = !st && is_spm_style(root), prefix = false, first_only = false;
+    memset(&pre, 0, sizeof pre);
+    if (!st && spm) st = parse_spm_style(path, root, &prefix, &first_only, err);
+    if (!st && !spm) st = check_normalizer(path, root, &nfc, err);
+    if (!st && !spm) st = parse_pre(path, root, &pre, err);
+    if (!st)
+        st = load_vocab(path, spm ? WGF_TOK_MODEL_SPM : WGF_TOK_MODEL_BPE, model, json_object_get(root, "added_tokens"),
+                        &t, err);
     if (!st) st = wgf__tok_index(t, path, err);
     if (!st) st = load_merges(path, model, t, err);
     for (size_t i = 0; !st && i < pre.n_regex; i++) st = wgf__pretok_add_regex(t, pre.regex[i], path, err);
     if (!st) {
+        t->add_space_prefix = prefix;
+        t->prefix_first_only = first_only;
         t->add_prefix_space = pre.add_prefix_space;
         t->ignore_merges    = json_is_true(json_object_get(model, "ignore_merges"));
         t->nfc              = nfc;

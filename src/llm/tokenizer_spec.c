@@ -44,6 +44,20 @@ static bool pre_from_name(const char *name, enum wgf_tok_pre *pre, bool *ignore_
     return false;
 }
 
+/* Phi-3's tokenizer.json gives its added tokens rstrip=true ("<|user|>\n" encodes as
+ * "<|user|>"), except <unk>, <s> and <|endoftext|>; GGUF does not store the flag. */
+static void phi3_rstrip(struct wgf_tokenizer *t)
+{
+    static const char *const keep[] = {"<unk>", "<s>", "<|endoftext|>"};
+    for (size_t i = 0; i < t->n_vocab; i++) {
+        struct wgf__tok_entry *e = &t->ents[i];
+        if (e->type != WGF_TOKEN_CONTROL && e->type != WGF_TOKEN_USER_DEFINED) continue;
+        bool skip = false;
+        for (size_t k = 0; k < 3; k++) skip |= strcmp(e->str, keep[k]) == 0;
+        if (!skip) e->strip |= WGF__STRIP_RIGHT;
+    }
+}
+
 enum wgf_status wgf_tokenizer_from_spec(const struct wgf_tok_spec *spec, struct wgf_tokenizer **out,
                                         struct wgf_err *err)
 {
@@ -114,6 +128,7 @@ enum wgf_status wgf_tokenizer_from_spec(const struct wgf_tok_spec *spec, struct 
         t->eot              = spec->eot_id;
         t->add_bos          = spec->add_bos < 0 ? spec->model == WGF_TOK_MODEL_SPM : spec->add_bos != 0;
         t->add_space_prefix = spec->model == WGF_TOK_MODEL_SPM && spec->add_space_prefix != 0;
+        if (spec->arch && strcmp(spec->arch, "phi3") == 0) phi3_rstrip(t);
         st                  = wgf__tok_finish(t, src, err);
     }
     if (st) {

@@ -5,6 +5,8 @@
 
 #define MAXV 400
 
+static const char *g_arch; /* spec.arch for the next build() */
+
 struct vocab {
     const char *tok[MAXV];
     int32_t     type[MAXV];
@@ -61,6 +63,7 @@ static struct wgf_tokenizer *build(struct wgf_t *t, struct vocab *v, bool with_b
     spec.eos_id           = 2;
     spec.add_space_prefix = add_space_prefix;
     spec.source           = "spm-test.gguf";
+    spec.arch             = g_arch;
     struct wgf_err        err = {0};
     struct wgf_tokenizer *tok = NULL;
     enum wgf_status       st  = wgf_tokenizer_from_spec(&spec, &tok, &err);
@@ -87,11 +90,97 @@ static void kat(struct wgf_t *t, const struct wgf_tokenizer *tok, const char *na
     free(ids);
 }
 
+/* Expected token strings; a trailing NULL is ignored (lets one call serve two variants). */
 #define KAT(tok, name, text, flags, ...)                                                                              \
     do {                                                                                                               \
         const char *w_[] = {__VA_ARGS__};                                                                              \
-        kat(t, tok, name, text, strlen(text), flags, w_, sizeof w_ / sizeof w_[0]);                                    \
+        size_t      n_   = sizeof w_ / sizeof w_[0];                                                                   \
+        while (n_ && !w_[n_ - 1]) n_--;                                                                                \
+        kat(t, tok, name, text, strlen(text), flags, w_, n_);                                                          \
     } while (0)
+
+/* A Llama-2 / Phi-3 style tokenizer.json: BPE with byte_fallback over "▁"-escaped text. */
+static const char *spm_json(const char *dir, const char *name, bool metaspace)
+{
+    static char path[4400];
+    snprintf(path, sizeof path, "%.4000s/%s", dir, name);
+    json_t *vocab = json_object(), *merges = json_array(), *added = json_array();
+    const char *head[] = {"<unk>", "<s>", "</s>"};
+    size_t      id     = 0;
+    for (int i = 0; i < 3; i++) json_object_set_new(vocab, head[i], json_integer((json_int_t)id++));
+    for (unsigned b = 0; b < 256; b++) {
+        char s[8];
+        snprintf(s, sizeof s, "<0x%02X>", b);
+        json_object_set_new(vocab, s, json_integer((json_int_t)id++));
+    }
+    const char *pieces[] = {"▁", "a", "b", "c", "h", "i", "bc", "ab", "abc", "▁h", "▁hi", "\n", "<|user|>", "<|end|>"};
+    for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
+        json_object_set_new(vocab, pieces[i], json_integer((json_int_t)id++));
+    /* "abc" is in the vocabulary but only "ab c" makes it: after "b c" wins, a|bc stays. */
+    const char *m[] = {"b c", "ab c", "a b", "▁ h", "▁h i"};
+    for (size_t i = 0; i < 5; i++) json_array_append_new(merges, json_string(m[i]));
+    for (int i = 0; i < 3; i++)
+        json_array_append_new(added, json_pack("{s:i, s:s, s:b, s:b, s:b}", "id", i, "content", head[i], "special", 1,
+                                               "lstrip", 0, "rstrip", 0));
+    json_array_append_new(added, json_pack("{s:i, s:s, s:b, s:b, s:b}", "id", (int)id - 2, "content", "<|user|>",
+                                           "special", 1, "lstrip", 0, "rstrip", 1));
+    json_array_append_new(added, json_pack("{s:i, s:s, s:b, s:b, s:b}", "id", (int)id - 1, "content", "<|end|>",
+                                           "special", 1, "lstrip", 1, "rstrip", 1));
+    json_t *norm = metaspace ? json_null()
+                             : json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:{s:s}, s:s}]}", "type", "Sequence", "normalizers",
+                                         "type", "Prepend", "prepend", "▁", "type", "Replace", "pattern", "String", " ",
+                                         "content", "▁");
+    json_t *pre  = metaspace ? json_pack("{s:s, s:s, s:s, s:b}", "type", "Metaspace", "replacement", "▁",
+                                         "prepend_scheme", "first", "split", 0)
+                             : json_null();
+    json_t *root = json_pack("{s:o, s:o, s:o, s:{s:s, s:[{s:{s:s, s:i}}, {s:{s:s, s:i}}]}, s:{s:s, s:o, s:o, s:b, s:s}}",
+                             "added_tokens", added, "normalizer", norm, "pre_tokenizer", pre, "post_processor",
+                             "type", "TemplateProcessing", "single", "SpecialToken", "id", "<s>", "type_id", 0, "Sequence", "id", "A", "type_id", 0,
+                             "model", "type", "BPE", "vocab", vocab, "merges", merges, "byte_fallback", 1, "unk_token",
+                             "<unk>");
+    int rc = root ? json_dump_file(root, path, 0) : -1;
+    json_decref(root);
+    return rc == 0 ? path : NULL;
+}
+
+static void test_spm_json(struct wgf_t *t)
+{
+    char dir[4096];
+    wgf_t_tmpdir("tokenizer_spm", dir, sizeof dir);
+    for (int meta = 0; meta < 2; meta++) {
+        const char           *path = spm_json(dir, meta ? "metaspace.json" : "legacy.json", meta);
+        struct wgf_err        err  = {0};
+        struct wgf_tokenizer *tok  = NULL;
+        enum wgf_status       st   = path ? wgf_tokenizer_load_json(path, NULL, &tok, &err) : WGF_ERR_IO;
+        if (!wgf_t_check(t, st == WGF_OK, meta ? "load Metaspace tokenizer.json" : "load Llama-2 style tokenizer.json",
+                         "%s", st ? err.msg : "ok"))
+            continue;
+        wgf_t_check(t, wgf_tokenizer_model(tok) == WGF_TOK_MODEL_SPM && wgf_tokenizer_wants_bos(tok) &&
+                           wgf_tokenizer_bos(tok) == 1 && wgf_tokenizer_eos(tok) == 2,
+                    "SPM-style json: model, BOS from TemplateProcessing, EOS", NULL);
+        KAT(tok, "json ranks: only listed pairs merge (a|bc, not abc)", "abc", 0, "▁", "a", "bc");
+        KAT(tok, "json merges and byte fallback", "hi é", 0, "▁hi", "▁", "<0xC3>", "<0xA9>");
+        KAT(tok, "json rstrip/lstrip added tokens", "<|user|>\n hi  <|end|>\n", WGF_TOK_PARSE_SPECIAL, "<|user|>",
+            meta ? "h" : "▁hi", meta ? "i" : "<|end|>", meta ? "<|end|>" : NULL);
+        KAT(tok, "json without parse_special: specials are text", "<|end|>", 0, "▁", "<0x3C>", "<0x7C>", "<0x65>",
+            "<0x6E>", "<0x64>", "<0x7C>", "<0x3E>");
+        size_t clen = 0;
+        char  *corpus = tt_corpus(&clen);
+        size_t bad = 0, lines = 0;
+        for (char *s = corpus, *e; corpus && s < corpus + clen; s = e + 1) {
+            e = memchr(s, '\n', (size_t)(corpus + clen - s));
+            if (!e) e = corpus + clen;
+            lines++;
+            if (!tt_roundtrip(tok, s, (size_t)(e - s), NULL, &err)) bad++;
+        }
+        wgf_t_check(t, corpus && bad == 0, "json SPM round trip corpus lines", "%zu of %zu differ", bad, lines);
+        for (size_t i = 0; i < sizeof tt_bad_utf8 / sizeof tt_bad_utf8[0]; i++)
+            if (!tt_roundtrip(tok, tt_bad_utf8[i].s, tt_bad_utf8[i].n, NULL, &err)) bad++;
+        wgf_t_check(t, bad == 0, "json SPM invalid UTF-8 round trip", NULL);
+        free(corpus);
+        wgf_tokenizer_free(tok);
+    }
+}
 
 int main(void)
 {
@@ -158,6 +247,19 @@ int main(void)
         wgf_t_check(t, tt_roundtrip(tok, "a b", 3, NULL, &err), "round trip without prefix", NULL);
     }
     wgf_tokenizer_free(tok);
+
+    /* Phi-3 from GGUF: added tokens absorb the whitespace after them. */
+    tok = build(t, v, true, false, -1);
+    if (tok) KAT(tok, "no arch: newline after <|user|> kept", "<|user|>\nhello", 0, "<|user|>", "▁", "\n", "h", "e",
+                 "ll", "o");
+    wgf_tokenizer_free(tok);
+    g_arch = "phi3";
+    tok    = build(t, v, true, false, -1);
+    g_arch = NULL;
+    if (tok) KAT(tok, "arch phi3: rstrip after <|user|>", "<|user|>\nhello", 0, "<|user|>", "▁hello");
+    wgf_tokenizer_free(tok);
+
+    test_spm_json(t);
 
     tok = build(t, v, false, false, -1);
     if (tok) {

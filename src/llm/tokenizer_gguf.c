@@ -1,0 +1,188 @@
+/* wgfuse — the tokenizer that belongs to a loaded model, and tokenizer.json -> GGUF keys.
+ *
+ * A Hugging Face directory carries tokenizer.json (+ tokenizer_config.json for BOS/EOS and
+ * add_bos_token); a GGUF file carries tokenizer.ggml.* arrays, which gguf_vocab.c turns into
+ * a wgf_tok_spec for the tokenizer builder. A model without either is still runnable with
+ * token ids (stories260k ships without its tokenizer).
+ *
+ * The converter writes the GGUF form of a byte-level BPE tokenizer.json (what llama.cpp's
+ * convert_hf_to_gguf.py produces for Qwen2: model "gpt2", tokens by id, token_type,
+ * merges "a b", pre) so test models in both formats share one vocabulary. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "llm/gguf.h"
+#include "wgfuse/llm.h"
+#include "wgfuse/llm_run.h"
+#include "wgfuse/tokenizer.h"
+
+static bool is_regular_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf_tokenizer **out, struct wgf_err *err)
+{
+    *out = NULL;
+    if (m->format == WGF_LLM_FORMAT_GGUF) {
+        const struct wgf_gguf *g = wgf_llm_model_gguf(m);
+        if (!g || wgf_gguf_find(g, "tokenizer.ggml.tokens") < 0) return WGF_OK; /* ids only */
+        struct wgf_tok_spec spec;
+        void               *storage = NULL;
+        wgf_tok_spec_init(&spec);
+        enum wgf_status s = wgf_gguf_tok_spec(g, &spec, &storage, err);
+        if (!s) s = wgf_tokenizer_from_spec(&spec, out, err);
+        free(storage);
+        return s;
+    }
+    size_t n   = strlen(m->path) + 32;
+    char  *tj  = malloc(n), *tc = malloc(n);
+    if (!tj || !tc) {
+        free(tj), free(tc);
+        return wgf_fail(err, WGF_ERR_NOMEM, "%s: tokenizer path", m->path);
+    }
+    snprintf(tj, n, "%s/tokenizer.json", m->path);
+    snprintf(tc, n, "%s/tokenizer_config.json", m->path);
+    enum wgf_status s = WGF_OK;
+    if (is_regular_file(tj)) s = wgf_tokenizer_load_json(tj, is_regular_file(tc) ? tc : NULL, out, err);
+    free(tj);
+    free(tc);
+    return s;
+}
+
+/* ---- tokenizer.json -> tokenizer.ggml.* ---------------------------------------------------- */
+
+/* The first Split regex of the pre-tokenizer, or NULL. */
+static const char *split_regex(json_t *root)
+{
+    json_t *pre = json_object_get(root, "pre_tokenizer");
+    json_t *seq = json_object_get(pre, "pretokenizers");
+    size_t  n   = json_is_array(seq) ? json_array_size(seq) : 0;
+    json_t *one[1] = {pre};
+    for (size_t i = 0; i < (n ? n : 1); i++) {
+        json_t *p = n ? json_array_get(seq, i) : one[0];
+        if (!json_is_string(json_object_get(p, "type")) || strcmp(json_string_value(json_object_get(p, "type")), "Split"))
+            continue;
+        const char *re = json_string_value(json_object_get(json_object_get(p, "pattern"), "Regex"));
+        if (re) return re;
+    }
+    return NULL;
+}
+
+enum wgf_status wgf_llm_gguf_add_tokenizer_json(struct wgf_gguf_writer *w, const char *path, int32_t bos_id,
+                                                int32_t eos_id, struct wgf_err *err)
+{
+    json_error_t    je;
+    json_t         *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    enum wgf_status st   = WGF_OK;
+    char          **tokens = NULL, **merges = NULL;
+    int32_t        *types  = NULL;
+    size_t          n_tok = 0, n_merges = 0;
+    if (!root) return wgf_fail(err, WGF_ERR_FORMAT, "%s: line %d: %s", path, je.line, je.text);
+    json_t *model = json_object_get(root, "model"), *vocab = json_object_get(model, "vocab");
+    json_t *mj = json_object_get(model, "merges"), *added = json_object_get(root, "added_tokens");
+    if (!json_is_string(json_object_get(model, "type")) || strcmp(json_string_value(json_object_get(model, "type")), "BPE") ||
+        !json_is_object(vocab) || !json_is_array(mj)) {
+        st = wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: only BPE tokenizer.json (model.vocab + model.merges) converts to GGUF", path);
+        goto done;
+    }
+    /* vocabulary size: largest id + 1 over vocab and added tokens */
+    const char *key;
+    json_t     *val;
+    json_object_foreach(vocab, key, val)
+    {
+        json_int_t id = json_integer_value(val);
+        if (!json_is_integer(val) || id < 0 || id >= (1 << 24)) {
+            st = wgf_fail(err, WGF_ERR_FORMAT, "%s: model.vocab['%s']: bad id", path, key);
+            goto done;
+        }
+        if ((size_t)id + 1 > n_tok) n_tok = (size_t)id + 1;
+    }
+    size_t i;
+    json_array_foreach(added, i, val)
+    {
+        json_int_t id = json_integer_value(json_object_get(val, "id"));
+        if (!json_is_string(json_object_get(val, "content")) || id < 0 || id >= (1 << 24)) {
+            st = wgf_fail(err, WGF_ERR_FORMAT, "%s: added_tokens[%zu]: bad id or content", path, i);
+            goto done;
+        }
+        if ((size_t)id + 1 > n_tok) n_tok = (size_t)id + 1;
+    }
+    tokens = calloc(n_tok ? n_tok : 1, sizeof *tokens);
+    types  = calloc(n_tok ? n_tok : 1, sizeof *types);
+    merges = calloc(json_array_size(mj) + 1, sizeof *merges);
+    if (!tokens || !types || !merges) {
+        st = wgf_fail(err, WGF_ERR_NOMEM, "%s: %zu tokens", path, n_tok);
+        goto done;
+    }
+    json_object_foreach(vocab, key, val)
+    {
+        size_t id = (size_t)json_integer_value(val);
+        if (tokens[id]) continue; /* an added token may repeat a vocab entry: first wins */
+        tokens[id] = strdup(key);
+        types[id]  = WGF_TOKEN_NORMAL;
+        if (!tokens[id]) st = wgf_fail(err, WGF_ERR_NOMEM, "%s: token copy", path);
+    }
+    json_array_foreach(added, i, val)
+    {
+        size_t id = (size_t)json_integer_value(json_object_get(val, "id"));
+        free(tokens[id]);
+        tokens[id] = strdup(json_string_value(json_object_get(val, "content")));
+        types[id]  = json_is_true(json_object_get(val, "special")) ? WGF_TOKEN_CONTROL : WGF_TOKEN_USER_DEFINED;
+        if (!tokens[id]) st = wgf_fail(err, WGF_ERR_NOMEM, "%s: token copy", path);
+    }
+    if (st) goto done;
+    for (size_t k = 0; k < n_tok; k++)
+        if (!tokens[k]) {
+            st = wgf_fail(err, WGF_ERR_FORMAT, "%s: no token has id %zu (GGUF needs a dense vocabulary)", path, k);
+            goto done;
+        }
+    json_array_foreach(mj, i, val)
+    {
+        const char *a = NULL, *b = NULL;
+        if (json_is_string(val)) {
+            merges[n_merges] = strdup(json_string_value(val));
+        } else if (json_is_array(val) && json_array_size(val) == 2 && (a = json_string_value(json_array_get(val, 0))) &&
+                   (b = json_string_value(json_array_get(val, 1)))) {
+            size_t n = strlen(a) + strlen(b) + 2;
+            if ((merges[n_merges] = malloc(n))) snprintf(merges[n_merges], n, "%s %s", a, b);
+        } else {
+            st = wgf_fail(err, WGF_ERR_FORMAT, "%s: model.merges[%zu]: neither \"a b\" nor [a, b]", path, i);
+            goto done;
+        }
+        if (!merges[n_merges++]) {
+            st = wgf_fail(err, WGF_ERR_NOMEM, "%s: merge copy", path);
+            goto done;
+        }
+    }
+    const char *re = split_regex(root), *pre = "gpt2";
+    if (re && strcmp(re, wgf_tok_pre_regex(WGF_TOK_PRE_QWEN2)) == 0) pre = "qwen2";
+    else if (re && strcmp(re, wgf_tok_pre_regex(WGF_TOK_PRE_LLAMA3)) == 0) pre = "llama-bpe";
+    else if (re) {
+        st = wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: pre-tokenizer regex has no GGUF name", path);
+        goto done;
+    }
+    wgf_gguf_writer_add_str(w, "tokenizer.ggml.model", "gpt2");
+    wgf_gguf_writer_add_str(w, "tokenizer.ggml.pre", pre);
+    wgf_gguf_writer_add_arr_str(w, "tokenizer.ggml.tokens", (const char *const *)tokens, n_tok);
+    wgf_gguf_writer_add_arr_i32(w, "tokenizer.ggml.token_type", types, n_tok);
+    wgf_gguf_writer_add_arr_str(w, "tokenizer.ggml.merges", (const char *const *)merges, n_merges);
+    if (bos_id >= 0) wgf_gguf_writer_add_u32(w, "tokenizer.ggml.bos_token_id", (uint32_t)bos_id);
+    if (eos_id >= 0) wgf_gguf_writer_add_u32(w, "tokenizer.ggml.eos_token_id", (uint32_t)eos_id);
+    wgf_gguf_writer_add_bool(w, "tokenizer.ggml.add_bos_token", false);
+    /* the writer's adds are sticky on OOM: wgf_gguf_writer_write reports it */
+
+done:
+    for (size_t k = 0; tokens && k < n_tok; k++) free(tokens[k]);
+    for (size_t k = 0; merges && k < n_merges; k++) free(merges[k]);
+    free(tokens);
+    free(types);
+    free(merges);
+    json_decref(root);
+    return st;
+}
