@@ -17,7 +17,8 @@ protocol of wgfuse bench (docs/methodology.md):
                 kv_proj     2 mv vs 1 mv on [W_k; W_v]
                 argmax      logits .cpu() + CPU argmax vs torch.argmax on device + .item()
   Every variant is checked against a float64 reference before any time is taken; a wrong
-  one prints WRONG and no time. Statistics: warm-up, repeated runs, median, percentile
+  one prints WRONG and no time. Fusion times are marginal costs per iteration,
+  (t(2n) - t(n)) / n, like wgfuse bench fusion. Statistics: warm-up, repeated runs, median, percentile
   bootstrap 95% CI of the median (2000 resamples, fixed seed), CV, Tukey outliers (kept).
 
 usage: python3 bench/cuda_peers.py [--size toy|qwen05b|both] [--quick] [--json] [--out FILE]
@@ -89,18 +90,23 @@ class Bench:
         if self.device == "cuda":
             self.torch.cuda.synchronize()
 
+    def run_us(self, fn, n):
+        self.sync()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        self.sync()
+        return (time.perf_counter() - t0) * 1e6
+
     def time_us(self, fn, iters):
-        """Per-iteration wall time (us) of `iters` calls of fn followed by one synchronize."""
+        """Marginal cost per iteration (us), as wgfuse bench fusion: each repetition times n and
+        2n calls of fn (each followed by one synchronize); sample = (t(2n) - t(n)) / n."""
         out = []
         for rep in range(-self.warmup, self.reps):
-            self.sync()
-            t0 = time.perf_counter()
-            for _ in range(iters):
-                fn()
-            self.sync()
-            t1 = time.perf_counter()
+            t1 = self.run_us(fn, iters)
+            t2 = self.run_us(fn, 2 * iters)
             if rep >= 0:
-                out.append((t1 - t0) * 1e6 / iters)
+                out.append((t2 - t1) / iters)
         return summarize(out)
 
     def graph(self, fn):
