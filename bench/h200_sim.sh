@@ -21,6 +21,7 @@ if [ -z "$WG" ]; then
 fi
 [ -x "$WG" ] || { echo "h200_sim: no wgfuse binary (set WGFUSE=path)" >&2; exit 1; }
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
+export XLA_PYTHON_CLIENT_PREALLOCATE=false  # JAX, PyTorch and CuPy share the GPU in one process
 NV_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$NV_ICD" ]; then export VK_DRIVER_FILES="$NV_ICD"; fi
 

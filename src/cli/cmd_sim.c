@@ -667,7 +667,7 @@ int wgf_report_sim_section(FILE *out, wgf_ctx *ctx)
         wgf_sim *sim = NULL;
         struct wgf_sim_bench_result r;
         enum wgf_status s = wgf_sim_create(ctx, &c, &sim, &err);
-        if (s == WGF_OK) s = wgf_sim_bench_run(sim, 3, 3, &r, &err);
+        if (s == WGF_OK) s = wgf_sim_bench_run(sim, 5, 3, &r, &err);
         wgf_sim_free(sim);
         if (s != WGF_OK) {
             fprintf(out, "sim %s: FAILED: %s\n", wgf_sim_strategy_name(st[i]), err.msg);
@@ -675,7 +675,7 @@ int wgf_report_sim_section(FILE *out, wgf_ctx *ctx)
         }
         g[i] = r.gen_per_s_noreadback;
         fprintf(out, "  %-9s %4d dispatches/gen  %9.2f gen/s (no readback)  %9.2f gen/s (readback)  %9.2f eval/s  "
-                     "[C reference: %d/%d returns equal]\n",
+                     "[C reference: %d/%d returns within 5%%]\n",
                 wgf_sim_strategy_name(st[i]), r.dispatches_per_gen, r.gen_per_s_noreadback, r.gen_per_s_readback,
                 r.eval_per_s, r.ref_matched, r.ref_checked);
     }
