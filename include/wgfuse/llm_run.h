@@ -183,6 +183,22 @@ enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokeniz
                              const struct wgf_gen_callbacks *cb, struct wgf_gen_stats *stats,
                              struct wgf_err *err);
 
+/* ======================================================================================
+ * Tokenizer glue (src/llm/tokenizer_gguf.c)
+ * ====================================================================================== */
+
+/* The model's own tokenizer: tokenizer.json (+ tokenizer_config.json) in a Hugging Face
+ * directory, tokenizer.ggml.* in a GGUF file. *out = NULL with WGF_OK when the model has
+ * none (it can still run from token ids). Free with wgf_tokenizer_free. */
+enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf_tokenizer **out,
+                                       struct wgf_err *err);
+
+/* Add the GGUF form (tokenizer.ggml.model "gpt2", tokens, token_type, merges, pre, BOS/EOS
+ * when >= 0) of a byte-level BPE tokenizer.json to a GGUF writer (src/llm/gguf.h). */
+struct wgf_gguf_writer;
+enum wgf_status wgf_llm_gguf_add_tokenizer_json(struct wgf_gguf_writer *w, const char *tokenizer_json_path,
+                                                int32_t bos_id, int32_t eos_id, struct wgf_err *err);
+
 /* Monotonic seconds (for stats and benchmarks). */
 double wgf_llm_now(void);
 
