@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "util/sanitize_pin.h"
 #include "wgfuse/gpu.h"
@@ -91,4 +92,26 @@ const char *wgf_t_tmpdir(const char *name, char *buf, size_t cap)
     mkdir(base, 0755);
     mkdir(buf, 0755);
     return buf;
+}
+
+int wgf_t_run(const char *cmd, char *out, size_t cap)
+{
+    char full[8192];
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    FILE *f = popen(full, "r");
+    if (!f) return -1;
+    size_t n = 0;
+    int c;
+    while ((c = fgetc(f)) != EOF)
+        if (n + 1 < cap) out[n++] = (char)c;
+    if (cap) out[n < cap ? n : cap - 1] = '\0';
+    int st = pclose(f);
+    if (st == -1 || !WIFEXITED(st)) return -1;
+    return WEXITSTATUS(st);
+}
+
+const char *wgf_t_cli(void)
+{
+    const char *c = getenv("WGF_CLI");
+    return c && *c ? c : "wgfuse";
 }

@@ -39,4 +39,11 @@ void wgf_t_fill(struct wgf_rng *r, float *x, size_t n, float lo, float hi);
 /* A scratch directory for files a test writes: $WGF_TEST_TMP/<name> (created). */
 const char *wgf_t_tmpdir(const char *name, char *buf, size_t cap);
 
+/* Run a shell command (stdout+stderr captured into out, NUL-terminated, truncated to cap).
+ * Returns the exit code, or -1 if it could not run / was killed by a signal. `$WGF_CLI` in
+ * the environment holds the path of the wgfuse binary. */
+int wgf_t_run(const char *cmd, char *out, size_t cap);
+/* Path of the wgfuse CLI under test ($WGF_CLI), or "wgfuse". */
+const char *wgf_t_cli(void);
+
 #endif

@@ -1,0 +1,23 @@
+/* wgfuse runtime — measurements of the runtime itself (bench/runtime_overhead). */
+#ifndef WGFUSE_GPU_BENCH_H
+#define WGFUSE_GPU_BENCH_H
+
+#include "wgfuse/gpu.h"
+
+#define WGF_OVERHEAD_MAX_REPS 64
+
+struct wgf_overhead_result {
+    uint32_t n_small, n_large;
+    int      reps;
+    double   runtime_us_median; /* per-dispatch slope through wgf_recorder_*                */
+    double   raw_us_median;     /* the same loop with raw wgpu* calls                       */
+    double   ratio;             /* runtime / raw: the runtime's overhead factor             */
+    double   runtime_fixed_us, raw_fixed_us; /* median wall time at n_small (submit + wait) */
+    double   runtime_us[WGF_OVERHEAD_MAX_REPS], raw_us[WGF_OVERHEAD_MAX_REPS];
+};
+
+/* N tiny dependent dispatches in one pass, runtime vs raw calls; see overhead_bench.c. */
+enum wgf_status wgf_gpu_bench_overhead(wgf_ctx *ctx, uint32_t n_small, uint32_t n_large, int reps,
+                                       struct wgf_overhead_result *out);
+
+#endif
