@@ -240,9 +240,55 @@ static enum wgf_status parse_root(struct jctx *c, const json_t *root, struct wgf
     return WGF_OK;
 }
 
+/* jansson stores an array's or object's members in one table that grows by doubling (8
+ * bytes per array slot, 16 per hash bucket), so "[0,0,0,...]" or {"a":0,"b":0,...} makes
+ * a single allocation of several times the input. Count members per container with a
+ * flat lexical scan (explicit depth, no recursion) and refuse more than max(64, len/16)
+ * members in any one: every real config/header stays far below (safetensors entries are
+ * >= 49 bytes each), and jansson's largest table then stays under 2x the input. */
+bool wgf__json_bounded(const char *text, size_t len, size_t *bad_at)
+{
+    enum { MAX_DEPTH = 2048 }; /* jansson's own parse depth limit */
+    static _Thread_local uint64_t commas[MAX_DEPTH + 1];
+    uint64_t                      limit = len / 16 > 64 ? len / 16 : 64;
+    int                           depth = 0;
+    bool                          in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char ch = text[i];
+        if (in_str) {
+            if (ch == '\\') i++;
+            else if (ch == '"') in_str = false;
+            continue;
+        }
+        switch (ch) {
+        case '"': in_str = true; break;
+        case '{':
+        case '[':
+            if (depth == MAX_DEPTH) return true; /* jansson rejects it by depth itself */
+            commas[++depth] = 0;
+            break;
+        case '}':
+        case ']':
+            if (depth > 0) depth--;
+            break;
+        case ',':
+            if (depth > 0 && ++commas[depth] > limit) {
+                *bad_at = i;
+                return false;
+            }
+            break;
+        default: break;
+        }
+    }
+    return true;
+}
+
 enum wgf_status wgf__hf_config_parse(const char *path, const char *text, size_t len, struct wgf_llm_config *cfg, struct wgf_err *err)
 {
     memset(cfg, 0, sizeof *cfg);
+    size_t bad;
+    if (!wgf__json_bounded(text, len, &bad))
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: a JSON array/object near byte %zu has more members than the file size allows", path, bad);
     json_error_t je;
     json_t      *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!root) return wgf_fail(err, WGF_ERR_FORMAT, "%s: not valid JSON: %s (line %d col %d)", path, je.text, je.line, je.column);

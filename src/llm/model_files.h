@@ -58,6 +58,9 @@ const struct wgf_mapfile *wgf__gguf_mapfile(const struct wgf_gguf *g);
 /* Parse config.json text (len bytes) into *cfg. `path` is used in messages. */
 enum wgf_status wgf__hf_config_parse(const char *path, const char *text, size_t len,
                                      struct wgf_llm_config *cfg, struct wgf_err *err);
+/* False (and the offending byte in *bad_at) when one JSON container has more members than
+ * max(64, len/16): bounds jansson's largest allocation by the input size. */
+bool wgf__json_bounded(const char *text, size_t len, size_t *bad_at);
 /* Check the derived invariants (positive dims, head divisibility, limits). */
 enum wgf_status wgf__llm_config_check(const char *path, const struct wgf_llm_config *cfg,
                                       struct wgf_err *err);

@@ -295,6 +295,11 @@ static enum wgf_status load_index(struct wgf_llm_model *m, const char *ipath, st
     struct wgf_mapfile mf;
     enum wgf_status    st = wgf_mapfile_open(ipath, &mf, err);
     if (st) return st;
+    size_t bad_at;
+    if (!wgf__json_bounded((const char *)mf.data, (size_t)mf.size, &bad_at)) {
+        wgf_mapfile_close(&mf);
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: JSON near byte %zu: more array/object members than the file size allows", ipath, bad_at);
+    }
     json_error_t je;
     json_t      *root = json_loadb((const char *)mf.data, (size_t)mf.size, JSON_REJECT_DUPLICATES, &je);
     wgf_mapfile_close(&mf);

@@ -164,6 +164,9 @@ static enum wgf_status st_parse(struct wgf__st_file *f, struct wgf_err *err)
     f->data_off        = 8 + n;
     uint64_t data_size = size - f->data_off;
 
+    size_t bad_at;
+    if (!wgf__json_bounded((const char *)p + 8, (size_t)n, &bad_at))
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: header JSON near byte %zu: more array/object members than the header size allows", path, bad_at);
     json_error_t je;
     json_t      *root = json_loadb((const char *)p + 8, (size_t)n, JSON_REJECT_DUPLICATES, &je);
     if (!root) return wgf_fail(err, WGF_ERR_FORMAT, "%s: header JSON: %s (line %d col %d)", path, je.text, je.line, je.column);
@@ -192,9 +195,12 @@ static enum wgf_status st_parse(struct wgf__st_file *f, struct wgf_err *err)
             count--;
             continue;
         }
+        /* validate before allocating: a valid entry takes >= ~49 header bytes, so the
+         * table below (88 bytes per entry) stays under 2x the header */
+        struct wgf__st_tensor tmp;
+        if ((st = parse_tensor(path, key, val, data_size, &tmp, err)) != WGF_OK) goto out;
         pool += strlen(key) + 1; /* bounded by the header size */
     }
-    /* Both allocations are bounded by the header length (<= 100 MB), never by a count. */
     f->tensors   = calloc(count ? count : 1, sizeof *f->tensors);
     f->name_pool = malloc(pool ? pool : 1);
     if (!f->tensors || !f->name_pool) {

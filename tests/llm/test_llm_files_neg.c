@@ -191,6 +191,25 @@ static void test_safetensors(struct wgf_t *t)
         expect(t, "st: nested 10^6 deep", st_hdr(p, deep, 0, &e), F, &e, p, "JSON");
         free(deep);
     }
+    {
+        /* one container with more members than the header size allows (jansson would make
+         * one table of several times the input): {"a":[0,0,...]} and {"k0":0,"k1":0,...} */
+        size_t cnt = 200000;
+        char  *big = malloc(cnt * 14 + 16), *q = big;
+        q += sprintf(q, "{\"a\":[0");
+        for (size_t i = 1; i < cnt; i++) q += sprintf(q, ",0");
+        sprintf(q, "]}");
+        expect(t, "st: 200k-element array", st_hdr(p, big, 0, &e), F, &e, p, "members");
+        q = big + sprintf(big, "{");
+        for (size_t i = 0; i < cnt; i++) q += sprintf(q, "%s\"%zx\":0", i ? "," : "", i);
+        sprintf(q, "}");
+        expect(t, "st: 200k keys", st_hdr(p, big, 0, &e), F, &e, p, "members");
+        q = big + sprintf(big, "{");
+        for (size_t i = 0; i < 20000; i++) q += sprintf(q, "%s\"%020zx\":{}", i ? "," : "", i);
+        sprintf(q, "}");
+        expect(t, "st: 20k empty entries", st_hdr(p, big, 0, &e), F, &e, p, "missing or non-string 'dtype'");
+        free(big);
+    }
     const char *T = "\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":";
     char        h[1024];
     snprintf(h, sizeof h, "{\"a\":{%s[0,8]},\"a\":{%s[8,16]}}", T, T);
@@ -514,6 +533,16 @@ static void test_hf_model(struct wgf_t *t)
         free(mod);
         enum wgf_status want = strstr(cfg_cases[i].name, "model_type") ? WGF_ERR_UNSUPPORTED : F;
         expect(t, cfg_cases[i].name, load(d, &e), want, &e, cfg, cfg_cases[i].needle);
+    }
+    {
+        size_t cnt = 100000;
+        char  *big = malloc(cnt * 4 + 64), *q = big;
+        q += sprintf(q, "{\"model_type\":[1");
+        for (size_t i = 1; i < cnt; i++) q += sprintf(q, ",1");
+        sprintf(q, "]}");
+        write_text(cfg, big);
+        free(big);
+        expect(t, "config: 100k-element array", load(d, &e), F, &e, cfg, "members");
     }
     write_text(cfg, "this is not json");
     expect(t, "config: not JSON", load(d, &e), F, &e, cfg, "not valid JSON");
