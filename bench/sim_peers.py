@@ -10,7 +10,8 @@ Definitions are docs/sim.md's, unchanged:
               one synchronize) and readback (the fitness vector copied to the host after
               every generation); eval/s: evaluation only
   policy      per-genome MLP n_in -> H (tanh, argument clamped to +-15) -> n_out, action =
-              argmax of the first n_actions outputs; CartPole 4-16-2 by default
+              argmax of the first n_actions outputs; defaults as wgfuse's: CartPole 4-8-2
+              (the issue's benchmark: --hidden 16), Acrobot 6-16-3, MountainCar 2-8-3
   workloads   CartPole-v1 (500), Acrobot-v1 (500, RK4, book), MountainCar-v0 (200),
               Rastrigin (pop x dim 2000), finsim (needs the path: --market FILE from
               `wgfuse sim market`)
@@ -44,7 +45,7 @@ import time
 
 # ---- workload definitions (docs/sim.md) -----------------------------------------------------
 WORK = {
-    "cartpole": dict(n_state=4, n_obs=4, n_act=2, steps=500, hidden=16, rate=0.1, sigma=0.2, lo=1, hi=500),
+    "cartpole": dict(n_state=4, n_obs=4, n_act=2, steps=500, hidden=8, rate=0.1, sigma=0.2, lo=1, hi=500),
     "acrobot": dict(n_state=4, n_obs=6, n_act=3, steps=500, hidden=16, rate=0.1, sigma=0.2, lo=-500, hi=0),
     "mountaincar": dict(n_state=2, n_obs=2, n_act=3, steps=200, hidden=8, rate=0.1, sigma=0.2, lo=-200, hi=0),
     "rastrigin": dict(rate=0.01, sigma=0.1),

@@ -20,17 +20,19 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: wgfuse sim train ENV [--algo ga|es] [--pop N] [--gens MAX] [--seed N] [--strategy S]\n"
-            "                 [--steps L] [--hidden H] [--target R] [--eval-episodes N] [--out FILE]\n"
+            "                 [--steps L] [--hidden H] [--feedback F] [--target R] [--eval-episodes N] [--out FILE]\n"
             "                 [--elites N] [--tournament N] [--mut-rate P] [--mut-sigma S] [--es-sigma S] [--lr A]\n"
             "       wgfuse sim eval FILE [--episodes N] [--seed N] [--strategy S]\n"
             "       wgfuse sim trace ENV --actions A,A,... [--state S,S,...] [--seed N]\n"
             "       wgfuse sim market [--steps L] [--seed N] --out FILE   (finsim's path, for bench/sim_peers.py)\n"
             "       wgfuse sim bench [--workload W,...] [--strategy S,...] [--pop N,...] [--steps L,...]\n"
-            "                 [--gens N] [--runs N] [--hidden H] [--dim D] [--json]\n"
+            "                 [--gens N] [--runs N] [--hidden H] [--feedback F] [--dim D] [--json]\n"
             "\n"
             "ENV: cartpole (CartPole-v1), acrobot (Acrobot-v1), mountaincar (MountainCar-v0); bench also\n"
             "     rastrigin (population x dimension 2000) and finsim (16 assets, 8-16-6 recurrent policy).\n"
             "S:   fused (one dispatch per episode), chunked:K (K steps per dispatch), per-step.\n"
+            "H:   hidden width (defaults: CartPole 8, Acrobot 16, MountainCar 8); F: outputs fed back as\n"
+            "     inputs (a recurrent policy; default 0).\n"
             "train stops when the best genome's mean return over --eval-episodes (100) fresh episodes\n"
             "reaches --target (Gymnasium's threshold: CartPole 475, Acrobot -100, MountainCar -110),\n"
             "then writes the policy to --out (default ENV.policy) atomically.\n"
@@ -157,6 +159,9 @@ static int cmd_train(int argc, char **argv)
         } else if (!strcmp(f, "--hidden")) {
             if (!wgf_cli_parse_long(f, a, 1, 64, &v)) return 2;
             c.hidden = (int)v, i++;
+        } else if (!strcmp(f, "--feedback")) {
+            if (!wgf_cli_parse_long(f, a, 0, 4, &v)) return 2;
+            c.n_feedback = (int)v, i++;
         } else if (!strcmp(f, "--strategy") && a) {
             if (wgf_sim_strategy_parse(a, &c.strategy, &c.chunk, &err) != WGF_OK) return wgf_cli_error("%s", err.msg), 2;
             i++;
@@ -453,7 +458,7 @@ static void json_str(FILE *f, const char *s)
 static int cmd_bench(int argc, char **argv)
 {
     const char *workloads = "cartpole", *strategies = "fused,chunked:50,per-step", *pops = "1024", *steps = "0";
-    long gens = 5, runs = 3, hidden = 0, dim = 2000;
+    long gens = 10, runs = 3, hidden = 0, dim = 2000, feedback = -1;
     bool json = false;
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
@@ -472,6 +477,9 @@ static int cmd_bench(int argc, char **argv)
             i++;
         } else if (!strcmp(f, "--dim")) {
             if (!wgf_cli_parse_long(f, a, 1, 1000000, &dim)) return 2;
+            i++;
+        } else if (!strcmp(f, "--feedback")) {
+            if (!wgf_cli_parse_long(f, a, 0, 4, &feedback)) return 2;
             i++;
         } else if (!strcmp(f, "--json")) json = true;
         else if (!strcmp(f, "--help") || !strcmp(f, "-h")) return usage(stdout), 0;
@@ -541,6 +549,7 @@ static int cmd_bench(int argc, char **argv)
                     c.max_steps = atoi(L[il]);
                     c.hidden    = (int)hidden;
                     c.dim       = (int)dim;
+                    if (w != WGF_SIM_FINSIM) c.n_feedback = (int)feedback;
                     c.ga.elites = c.pop > 64 ? c.pop / 64 : 1;
                     wgf_sim *sim = NULL;
                     struct wgf_sim_bench_result r;
@@ -662,7 +671,7 @@ int wgf_report_sim_section(FILE *out, wgf_ctx *ctx)
     double g[2] = {0, 0};
     for (int i = 0; i < 2; i++) {
         struct wgf_sim_config c = wgf_sim_config_default(WGF_SIM_CARTPOLE);
-        c.pop = 256, c.strategy = st[i], c.ga.elites = 4;
+        c.pop = 256, c.strategy = st[i], c.ga.elites = 4, c.hidden = 16;
         struct wgf_err err = {0};
         wgf_sim *sim = NULL;
         struct wgf_sim_bench_result r;

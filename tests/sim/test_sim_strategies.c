@@ -24,10 +24,10 @@ static const int POP = 96;
 
 /* Evaluate once (gens = 0) or run `gens` generations then evaluate; fitness + params out. */
 static bool run(struct wgf_t *t, wgf_ctx *ctx, enum wgf_sim_workload w, enum wgf_sim_strategy st, int max_steps,
-                int gens, float *fit, float *params, const char *name)
+                int feedback, int gens, float *fit, float *params, const char *name)
 {
     struct wgf_sim_config c = wgf_sim_config_default(w);
-    c.pop = POP, c.strategy = st, c.chunk = 37, c.seed = 11, c.max_steps = max_steps;
+    c.pop = POP, c.strategy = st, c.chunk = 37, c.seed = 11, c.max_steps = max_steps, c.n_feedback = feedback;
     c.ga.elites = 4;
     struct wgf_err err = {0};
     wgf_sim *sim = NULL;
@@ -40,24 +40,24 @@ static bool run(struct wgf_t *t, wgf_ctx *ctx, enum wgf_sim_workload w, enum wgf
     return REQUIRE(t, s == WGF_OK, name, "%s: %s", wgf_sim_strategy_name(st), err.msg);
 }
 
-static void test_workload(struct wgf_t *t, wgf_ctx *ctx, enum wgf_sim_workload w, int max_steps)
+static void test_workload(struct wgf_t *t, wgf_ctx *ctx, enum wgf_sim_workload w, int max_steps, int feedback)
 {
     const struct wgf_sim_workload_info *wi = wgf_sim_workload_info(w);
     char name[96];
-    snprintf(name, sizeof name, "%s strategies bitwise", wi->name);
+    snprintf(name, sizeof name, "%s%s strategies bitwise", wi->name, feedback > 0 ? " (recurrent)" : "");
     float f[3][POP];
     enum wgf_sim_strategy st[3] = {WGF_SIM_FUSED, WGF_SIM_CHUNKED, WGF_SIM_PER_STEP};
     for (int i = 0; i < 3; i++)
-        if (!run(t, ctx, w, st[i], max_steps, 0, f[i], NULL, name)) return;
+        if (!run(t, ctx, w, st[i], max_steps, feedback, 0, f[i], NULL, name)) return;
     int diff = 0;
     for (int g = 0; g < POP; g++) diff += memcmp(&f[0][g], &f[1][g], 4) != 0 || memcmp(&f[0][g], &f[2][g], 4) != 0;
     wgf_t_check(t, diff == 0, name, "%d genomes x %d steps: %d differ between fused / chunked:37 / per-step", POP,
                 max_steps, diff);
 
     /* against the C reference */
-    snprintf(name, sizeof name, "%s returns vs C", wi->name);
+    snprintf(name, sizeof name, "%s%s returns vs C", wi->name, feedback > 0 ? " (recurrent)" : "");
     struct wgf_sim_config c = wgf_sim_config_default(w);
-    c.pop = POP, c.seed = 11, c.max_steps = max_steps;
+    c.pop = POP, c.seed = 11, c.max_steps = max_steps, c.n_feedback = feedback;
     struct wgf_err err = {0};
     wgf_sim *sim = NULL;
     if (!REQUIRE(t, wgf_sim_create(ctx, &c, &sim, &err) == WGF_OK, name, "%s", err.msg)) return;
@@ -90,7 +90,7 @@ static void test_generations(struct wgf_t *t, wgf_ctx *ctx)
     struct wgf_sim_policy pol = wgf_sim_policy_for(w, 0, -1);
     int    np = wgf_sim_policy_n_params(&pol);
     float  f0[POP], f1[POP], *p0 = malloc((size_t)POP * np * 4), *p1 = malloc((size_t)POP * np * 4);
-    if (run(t, ctx, w, WGF_SIM_FUSED, 200, 3, f0, p0, name) && run(t, ctx, w, WGF_SIM_PER_STEP, 200, 3, f1, p1, name))
+    if (run(t, ctx, w, WGF_SIM_FUSED, 200, -1, 3, f0, p0, name) && run(t, ctx, w, WGF_SIM_PER_STEP, 200, -1, 3, f1, p1, name))
         wgf_t_check(t, memcmp(f0, f1, sizeof f0) == 0 && memcmp(p0, p1, (size_t)POP * np * 4) == 0, name,
                     "fitness and %d x %d parameters bitwise equal after 3 generations", POP, np);
     free(p0), free(p1);
@@ -101,10 +101,11 @@ int main(void)
     struct wgf_t t = {0};
     wgf_ctx *ctx = wgf_t_gpu(&t);
     if (!ctx) return wgf_t_finish(&t);
-    test_workload(&t, ctx, WGF_SIM_CARTPOLE, 500);
-    test_workload(&t, ctx, WGF_SIM_ACROBOT, 200);
-    test_workload(&t, ctx, WGF_SIM_MOUNTAINCAR, 200);
-    test_workload(&t, ctx, WGF_SIM_FINSIM, 50);
+    test_workload(&t, ctx, WGF_SIM_CARTPOLE, 500, -1);
+    test_workload(&t, ctx, WGF_SIM_CARTPOLE, 500, 2); /* RNN by output feedback */
+    test_workload(&t, ctx, WGF_SIM_ACROBOT, 200, -1);
+    test_workload(&t, ctx, WGF_SIM_MOUNTAINCAR, 200, -1);
+    test_workload(&t, ctx, WGF_SIM_FINSIM, 50, -1);
     test_generations(&t, ctx);
     wgf_ctx_free(ctx);
     return wgf_t_finish(&t);

@@ -1,7 +1,7 @@
 /* wgfuse sim: short fixed-seed training runs improve CartPole's mean return.
  *
  * GA: population 256, 500-step episodes, 20 generations fully on the GPU (reset, fused
- * episode, evolve), fitness read after each. ES: 128 antithetic samples, 12 generations,
+ * episode, evolve), fitness read after each. ES: 128 antithetic samples (policy 4-16-2), 12 generations,
  * the centre theta evaluated on 64 fresh episodes before and after. Both must improve the
  * mean return; a policy file written and read back must give identical returns. */
 #include <math.h>
@@ -71,7 +71,7 @@ static void test_ga(struct wgf_t *t, wgf_ctx *ctx)
 static bool eval_theta(wgf_ctx *ctx, const float *theta, int np, int n, uint32_t seed, double *out, struct wgf_err *err)
 {
     struct wgf_sim_config c = wgf_sim_config_default(WGF_SIM_CARTPOLE);
-    c.pop = n, c.seed = seed;
+    c.pop = n, c.seed = seed, c.hidden = 16;
     wgf_sim *sim = NULL;
     float   *all = malloc((size_t)n * np * 4), f[256];
     for (int i = 0; i < n; i++) memcpy(all + (size_t)i * np, theta, (size_t)np * 4);
@@ -89,7 +89,7 @@ static void test_es(struct wgf_t *t, wgf_ctx *ctx)
 {
     const char *name = "ES improves cartpole";
     struct wgf_sim_config c = wgf_sim_config_default(WGF_SIM_CARTPOLE);
-    c.pop = 128, c.seed = 31, c.init_sigma = 0.1f;
+    c.pop = 128, c.seed = 31, c.init_sigma = 0.1f, c.hidden = 16;
     struct wgf_err err = {0};
     wgf_sim *sim = NULL;
     wgf_sim_es *es = NULL;
