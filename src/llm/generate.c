@@ -188,7 +188,9 @@ enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokeniz
             stats->stop_reason = "eos";
             break;
         }
-        if (dt) {
+        /* ids past the tokenizer's vocabulary (padding rows, as in Qwen2.5's 151936 vs
+         * 151665) have no text */
+        if (dt && (size_t)id < wgf_tokenizer_vocab_size(tok)) {
             const char *txt;
             size_t      tl;
             if ((st = wgf_detok_push(dt, id, &txt, &tl, err))) goto done;

@@ -206,7 +206,7 @@ static void nv_rope(double *v, int heads, int hd, const double *f, int pos)
 
 /* logits (n, vocab) for tokens[0..n) at positions 0..n-1, each position recomputed from
  * scratch: K/V of all earlier positions are rebuilt per query position. O(n^2) on purpose. */
-static void nv_forward(const struct wgf_llm_model *m, const int32_t *tokens, int n, double *logits)
+static inline void nv_forward(const struct wgf_llm_model *m, const int32_t *tokens, int n, double *logits)
 {
     const struct wgf_llm_config  *c = &m->cfg;
     const struct wgf_llm_weights *W = &m->weights;
@@ -273,7 +273,7 @@ static void nv_forward(const struct wgf_llm_model *m, const int32_t *tokens, int
 }
 
 /* max |a-b| / max|b| over n: one scale for the whole logits matrix */
-static double tm_rel_max(const float *a, const double *b, size_t n)
+static inline double tm_rel_max(const float *a, const double *b, size_t n)
 {
     double m = 0, s = 0;
     for (size_t i = 0; i < n; i++) {
