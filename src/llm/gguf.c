@@ -381,6 +381,7 @@ static enum wgf_status gguf_parse(struct wgf_gguf *g, struct wgf_err *err)
     memcpy(g->by_name, idx, (size_t)g->n_tensors * sizeof *idx);
     /* data section: starts at the next multiple of the alignment */
     uint64_t a = g->alignment, pad = (a - r.pos % a) % a;
+    if (g->n_tensors == 0 && pad > r.size - r.pos) pad = r.size - r.pos; /* vocab-only files may end unpadded */
     if (pad > r.size - r.pos) {
         st = wgf_fail(err, WGF_ERR_FORMAT, "%s: truncated: file ends before the tensor data section", g->path);
         goto out;

@@ -312,6 +312,11 @@ static void test_gguf_parse(struct wgf_t *t)
     gguf_build(&b, M, 3, 2, 1, &kv, ts, 2, 160, 32);
     wgf_t_check(t, gguf_try(p, &b, &e) == WGF_OK, "gguf: base file is valid", "%s", e.msg);
 
+    gguf_build(&b, M, 3, 0, 1, &kv, NULL, 0, 0, 1); /* vocab-only files: no tensors, no padding */
+    wgf_t_check(t, gguf_try(p, &b, &e) == WGF_OK, "gguf: metadata-only file without padding is valid", "%s", e.msg);
+    gguf_build(&b, M, 3, 0, 1, &kv, NULL, 0, 32, 32);
+    expect(t, "gguf: metadata-only file with trailing bytes", gguf_try(p, &b, &e), F, &e, p, "trailing");
+
     gguf_build(&b, 0x46554746u, 3, 2, 1, &kv, ts, 2, 160, 32);
     expect(t, "gguf: bad magic", gguf_try(p, &b, &e), F, &e, p, "magic");
     uint32_t bad_versions[] = {0, 1, 4, 0x03000000u};
