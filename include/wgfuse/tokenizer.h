@@ -103,12 +103,14 @@ enum wgf_status wgf_tokenizer_load_json(const char *tokenizer_json_path, const c
 /* Free a tokenizer; NULL is a no-op. */
 void wgf_tokenizer_free(struct wgf_tokenizer *tok);
 
-/* Write a small valid byte-level BPE tokenizer.json for tests: 256 byte tokens, a fixed
- * list of hand-picked English merges, the Qwen2 pre-tokenizer, and the ChatML special
- * tokens <|endoftext|>, <|im_start|>, <|im_end|> as the last three ids. Vocab size is
- * WGF_TOK_TEST_VOCAB (≤ 512 so vocab-512 random models can use it). The file is written
- * to a temporary name and renamed. */
-#define WGF_TOK_TEST_VOCAB_MAX 512
+/* Write a small valid byte-level BPE tokenizer.json for tests: ids 0..255 the byte
+ * tokens (id = byte value), then the tokens of a fixed list of hand-picked English merges,
+ * then the ChatML specials <|endoftext|> (EOS), <|im_start|>, <|im_end|>, then control
+ * tokens <|extra_N|> up to exactly WGF_TOK_TEST_VOCAB ids, so every id of a random
+ * vocab-512 model decodes. Qwen2 pre-tokenizer. Look specials up with
+ * wgf_tokenizer_find(). The file is written to a temporary name and renamed. */
+#define WGF_TOK_TEST_VOCAB     512
+#define WGF_TOK_TEST_VOCAB_MAX WGF_TOK_TEST_VOCAB
 enum wgf_status wgf_tokenizer_write_test_json(const char *path, struct wgf_err *err);
 
 /* ---- encoding ------------------------------------------------------------------------ */

@@ -535,14 +535,19 @@ static json_t *test_json(const struct test_vocab *v)
     JSET(ok, root, "version", json_string("1.0"));
     JSET(ok, root, "truncation", json_null());
     JSET(ok, root, "padding", json_null());
-    for (size_t i = 0; i < sizeof test_specials / sizeof test_specials[0]; i++) {
+    /* ChatML specials right after the merges, then control fillers up to exactly
+     * WGF_TOK_TEST_VOCAB ids, so every id a random vocab-512 model emits decodes. */
+    size_t n_spec = sizeof test_specials / sizeof test_specials[0];
+    for (size_t i = 0; v->n + i < WGF_TOK_TEST_VOCAB; i++) {
         json_t *a = json_object();
         if (!a) {
             ok = false;
             break;
         }
+        char extra[32];
+        snprintf(extra, sizeof extra, "<|extra_%zu|>", i - (i < n_spec ? 0 : n_spec));
         JSET(ok, a, "id", json_integer((json_int_t)(v->n + i)));
-        JSET(ok, a, "content", json_string(test_specials[i]));
+        JSET(ok, a, "content", json_string(i < n_spec ? test_specials[i] : extra));
         JSET(ok, a, "single_word", json_false());
         JSET(ok, a, "lstrip", json_false());
         JSET(ok, a, "rstrip", json_false());

@@ -99,11 +99,20 @@ static void test_writer_and_load(struct wgf_t *t, const char *path)
     struct wgf_tokenizer *tok = load(t, "load test tokenizer.json", path);
     if (!tok) return;
     size_t nv = wgf_tokenizer_vocab_size(tok);
-    wgf_t_check(t, nv > 256 + 3 && nv <= WGF_TOK_TEST_VOCAB_MAX, "test vocab size", "%zu (<= %d)", nv,
-                WGF_TOK_TEST_VOCAB_MAX);
+    wgf_t_check(t, nv == WGF_TOK_TEST_VOCAB, "test vocab size", "%zu (== %d)", nv, WGF_TOK_TEST_VOCAB);
     int32_t eot = id_of(tok, "<|endoftext|>"), ims = id_of(tok, "<|im_start|>"), ime = id_of(tok, "<|im_end|>");
-    wgf_t_check(t, eot == (int32_t)nv - 3 && ims == (int32_t)nv - 2 && ime == (int32_t)nv - 1,
-                "test specials are the last ids", "%d %d %d of %zu", eot, ims, ime, nv);
+    int32_t x0 = id_of(tok, "<|extra_0|>"), xl = (int32_t)nv - 1;
+    wgf_t_check(t, eot > 256 && ims == eot + 1 && ime == eot + 2 && x0 == eot + 3 &&
+                       wgf_tokenizer_token_type(tok, xl) == WGF_TOKEN_CONTROL,
+                "test specials follow the merges, control fillers after", "%d %d %d %d of %zu", eot, ims, ime, x0, nv);
+    int32_t ids[WGF_TOK_TEST_VOCAB];
+    for (int32_t i = 0; i < WGF_TOK_TEST_VOCAB; i++) ids[i] = i;
+    struct wgf_err derr = {0};
+    char          *out  = NULL;
+    size_t         olen = 0;
+    wgf_t_check(t, wgf_tokenizer_decode(tok, ids, WGF_TOK_TEST_VOCAB, false, &out, &olen, &derr) == WGF_OK,
+                "every id of a vocab-512 model decodes", "%zu bytes", olen);
+    free(out);
     wgf_t_check(t, wgf_tokenizer_token_type(tok, ims) == WGF_TOKEN_CONTROL, "specials are control tokens", NULL);
     wgf_t_check(t, wgf_tokenizer_eos(tok) == eot && wgf_tokenizer_bos(tok) == -1 && !wgf_tokenizer_wants_bos(tok),
                 "test BOS/EOS without tokenizer_config", "eos %d bos %d", wgf_tokenizer_eos(tok), wgf_tokenizer_bos(tok));
