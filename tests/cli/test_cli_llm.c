@@ -1,0 +1,204 @@
+/* The LLM commands of the CLI binary ($WGF_CLI): usage errors exit 2 with one line;
+ * model-path problems exit 1 naming the path; make-test-model -> run (greedy twice, same
+ * text), HF f16 vs GGUF f16 same output, --logits-out shape, tokenize / --detokenize round
+ * trip, --parse-special, prompt > ctx, load-check; stories260k greedy from BOS via
+ * --tokens 1 (SKIP when the model directory is absent). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *cli;
+static char        dir[512];
+
+struct out {
+    int  rc;
+    char so[65536], se[8192];
+};
+
+/* Run `cli ARGS` through sh (ARGS already quoted), capture stdout/stderr. */
+static void run(struct out *o, const char *args)
+{
+    char cmd[8192], fo[700], fe[700];
+    snprintf(fo, sizeof fo, "%s/stdout", dir);
+    snprintf(fe, sizeof fe, "%s/stderr", dir);
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s' </dev/null", cli, args, fo, fe);
+    int st = system(cmd);
+    o->rc  = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    FILE *f = fopen(fo, "rb");
+    size_t n = f ? fread(o->so, 1, sizeof o->so - 1, f) : 0;
+    o->so[n] = 0;
+    if (f) fclose(f);
+    f = fopen(fe, "rb");
+    n = f ? fread(o->se, 1, sizeof o->se - 1, f) : 0;
+    o->se[n] = 0;
+    if (f) fclose(f);
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+int main(void)
+{
+    struct wgf_t t = {0};
+    cli            = getenv("WGF_CLI");
+    if (!cli || access(cli, X_OK) != 0) {
+        wgf_t_check(&t, false, "WGF_CLI", "not set or not executable");
+        return wgf_t_finish(&t);
+    }
+    wgf_t_tmpdir("cli_llm", dir, sizeof dir);
+    static struct out o, o2;
+    char              a[4096], hf[600], gg[600], hf16[600];
+    snprintf(hf, sizeof hf, "%s/q_hf", dir);
+    snprintf(hf16, sizeof hf16, "%s/q_hf16", dir);
+    snprintf(gg, sizeof gg, "%s/q16.gguf", dir);
+
+    /* test models: Qwen2 HF f32, HF f16, GGUF f16 (same seed -> same weights) */
+    snprintf(a, sizeof a, "llm make-test-model --arch qwen2 -o '%s'", hf);
+    run(&o, a);
+    wgf_t_check(&t, o.rc == 0, "make-test-model qwen2 hf", "rc %d: %s", o.rc, o.se);
+    snprintf(a, sizeof a, "llm make-test-model --arch qwen2 --dtype f16 -o '%s'", hf16);
+    run(&o, a);
+    wgf_t_check(&t, o.rc == 0, "make-test-model qwen2 hf f16", "rc %d: %s", o.rc, o.se);
+    snprintf(a, sizeof a, "llm make-test-model --arch qwen2 --format gguf --dtype f16 -o '%s'", gg);
+    run(&o, a);
+    wgf_t_check(&t, o.rc == 0, "make-test-model qwen2 gguf f16", "rc %d: %s", o.rc, o.se);
+
+    /* usage errors: exit 2, one line on stderr */
+    const char *bad[] = {"-n -1", "--ctx 99999999999", "--threads 0", "--temp nan", "--bogus-flag", "-p",
+                         "--top-p 1.5", "--top-k -2", "--tokens 1,,2", "--tokens 99999999999", "--repeat-penalty 0",
+                         "--seed x", "-p hi --tokens 1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(a, sizeof a, "run -m '%s' %s", hf, bad[i]);
+        run(&o, a);
+        char nm[128];
+        snprintf(nm, sizeof nm, "run %s -> exit 2, one line", bad[i]);
+        wgf_t_check(&t, o.rc == 2 && lines(o.se) == 1 && !strncmp(o.se, "wgfuse: ", 8), nm, "rc %d: %s", o.rc, o.se);
+    }
+    run(&o, "run -p hi");
+    wgf_t_check(&t, o.rc == 2, "run without -m -> exit 2", "rc %d", o.rc);
+    run(&o, "tokenize -m x");
+    wgf_t_check(&t, o.rc == 2, "tokenize without -p -> exit 2", "rc %d", o.rc);
+    run(&o, "llm frobnicate");
+    wgf_t_check(&t, o.rc == 2, "llm unknown subcommand -> exit 2", "rc %d", o.rc);
+    run(&o, "llm make-test-model --arch gpt5 -o x");
+    wgf_t_check(&t, o.rc == 2, "make-test-model --arch gpt5 -> exit 2", "rc %d", o.rc);
+
+    /* model path problems: exit 1, the path named */
+    char p[700];
+    snprintf(p, sizeof p, "%s/does-not-exist", dir);
+    snprintf(a, sizeof a, "run -m '%s' --tokens 1", p);
+    run(&o, a);
+    wgf_t_check(&t, o.rc == 1 && strstr(o.se, p) && lines(o.se) == 1, "missing model -> exit 1 naming it", "rc %d: %s", o.rc, o.se);
+    snprintf(p, sizeof p, "%s/empty.gguf", dir);
+    close(open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+    snprintf(a, sizeof a, "run -m '%s' --tokens 1", p);
+    run(&o, a);
+    wgf_t_check(&t, o.rc == 1 && strstr(o.se, p), "empty model file -> exit 1 naming it", "rc %d: %s", o.rc, o.se);
+    snprintf(p, sizeof p, "%s/fifo.gguf", dir);
+    unlink(p);
+    if (mkfifo(p, 0644) == 0) {
+        snprintf(a, sizeof a, "run -m '%s' --tokens 1", p);
+        run(&o, a);
+        wgf_t_check(&t, o.rc == 1 && strstr(o.se, p), "FIFO as model -> exit 1 naming it (no hang)", "rc %d: %s", o.rc, o.se);
+    }
+    snprintf(a, sizeof a, "run -m '%s' --tokens 1", dir); /* a directory without config.json */
+    run(&o, a);
+    wgf_t_check(&t, o.rc == 1 && strstr(o.se, dir), "directory without config.json -> exit 1", "rc %d: %s", o.rc, o.se);
+
+    /* greedy generation: exit 0, same text twice, stats line on stderr */
+    snprintf(a, sizeof a, "run -m '%s' -p 'Hello world' -n 16 --temp 0", hf);
+    run(&o, a);
+    run(&o2, a);
+    wgf_t_check(&t, o.rc == 0 && o2.rc == 0 && !strcmp(o.so, o2.so), "run greedy twice: same output", "rc %d: %s", o.rc, o.se);
+    wgf_t_check(&t, strstr(o.se, "decode") && strstr(o.se, "prefill") && strstr(o.se, "ttft") && strstr(o.se, "prompt"),
+                "stats line: prompt, prefill, decode, ttft", "%s", o.se);
+    snprintf(a, sizeof a, "run -m '%s' -p 'Hello world' -n 16 --temp 0.9 --seed 11", hf);
+    run(&o, a);
+    run(&o2, a);
+    wgf_t_check(&t, o.rc == 0 && !strcmp(o.so, o2.so), "run --seed 11 twice: same output", "rc %d: %s", o.rc, o.se);
+
+    /* the same f16 weights as HF and GGUF: identical greedy text */
+    snprintf(a, sizeof a, "run -m '%s' -p 'Hello world' -n 16 --temp 0", hf16);
+    run(&o, a);
+    snprintf(a, sizeof a, "run -m '%s' -p 'Hello world' -n 16 --temp 0", gg);
+    run(&o2, a);
+    wgf_t_check(&t, o.rc == 0 && o2.rc == 0 && !strcmp(o.so, o2.so), "HF f16 and GGUF f16: same greedy text", "rc %d/%d: %s %s",
+                o.rc, o2.rc, o.se, o2.se);
+
+    /* --logits-out: (prompt + generated - 1, vocab) */
+    char npy[700];
+    snprintf(npy, sizeof npy, "%s/l.npy", dir);
+    snprintf(a, sizeof a, "run -m '%s' --tokens 1,2,3 -n 5 --ignore-eos --temp 0 --logits-out '%s'", hf, npy);
+    run(&o, a);
+    FILE *f = fopen(npy, "rb");
+    char  hdr[129] = {0};
+    size_t hn = f ? fread(hdr, 1, 128, f) : 0;
+    if (f) fseek(f, 0, SEEK_END);
+    long fsz = f ? ftell(f) : 0;
+    if (f) fclose(f);
+    wgf_t_check(&t, o.rc == 0 && hn == 128 && strstr(hdr + 10, "'shape': (7, 512)") && fsz == 128 + 7 * 512 * 4,
+                "--logits-out: shape (7, 512) for 3 prompt + 5 generated", "rc %d %s size %ld", o.rc, o.se, fsz);
+
+    /* prompt longer than the context */
+    snprintf(a, sizeof a, "run -m '%s' --tokens 1,2,3,4,5,6,7,8,9 --ctx 8", hf);
+    run(&o, a);
+    wgf_t_check(&t, o.rc == 1 && strstr(o.se, "9 tokens > ctx 8"), "prompt 9 tokens, --ctx 8 -> 'N tokens > ctx M'", "rc %d: %s",
+                o.rc, o.se);
+
+    /* tokenize: JSON array; --detokenize round trip; special text stays text */
+    snprintf(a, sizeof a, "tokenize -m '%s' -p 'Hello world, héllo 🙂' --no-bos", hf);
+    run(&o, a);
+    bool json = o.rc == 0 && o.so[0] == '[' && strstr(o.so, "]\n");
+    wgf_t_check(&t, json, "tokenize prints a JSON array", "rc %d: %s %s", o.rc, o.so, o.se);
+    if (json) {
+        char ids[4096] = {0};
+        size_t k = 0;
+        for (const char *s = o.so + 1; *s && *s != ']' && k + 1 < sizeof ids; s++)
+            if (*s != ' ') ids[k++] = *s;
+        snprintf(a, sizeof a, "tokenize -m '%s' --detokenize %s", hf, ids);
+        run(&o2, a);
+        wgf_t_check(&t, o2.rc == 0 && !strcmp(o2.so, "Hello world, héllo 🙂\n"), "--detokenize round trip", "rc %d: '%s' %s",
+                    o2.rc, o2.so, o2.se);
+    }
+    snprintf(a, sizeof a, "tokenize -m '%s' -p '<|im_start|>' --no-bos", gg);
+    run(&o, a);
+    snprintf(a, sizeof a, "tokenize -m '%s' -p '<|im_start|>' --no-bos --parse-special", gg);
+    run(&o2, a);
+    wgf_t_check(&t, o.rc == 0 && o2.rc == 0 && lines(o.so) == 1 && strchr(o.so, ',') && !strchr(o2.so, ','),
+                "<|im_start|> is text unless --parse-special (GGUF vocab)", "%s / %s", o.so, o2.so);
+
+    /* load-check */
+    snprintf(a, sizeof a, "llm load-check -m '%s'", gg);
+    run(&o, a);
+    wgf_t_check(&t, o.rc == 0 && strstr(o.so, "tensors: 26") && strstr(o.so, "bytes: "), "load-check: 26 tensors, bytes",
+                "rc %d: %s %s", o.rc, o.so, o.se);
+
+    /* stories260k from BOS (no tokenizer: ids on stdout) */
+    const char *src = getenv("WGF_SOURCE_DIR");
+    char        st[2048], stc[2100];
+    snprintf(st, sizeof st, "%s/../shared/models/stories260k", src ? src : ".");
+    snprintf(stc, sizeof stc, "%s/config.json", st);
+    if (access(stc, R_OK) != 0) {
+        wgf_t_skip(&t, "stories260k run", "model directory absent");
+    } else {
+        snprintf(a, sizeof a, "run -m '%s' --tokens 1 -n 20 --temp 0 --threads 2", st);
+        run(&o, a);
+        wgf_t_check(&t, o.rc == 0 && !strcmp(o.so, "461 461 401 401 401 461 378 455 473 456 435 299 362 409 283 264 283 452 288 13 \n"),
+                    "stories260k greedy from BOS (ids, see test_forward_stories)", "rc %d: '%s' %s", o.rc, o.so, o.se);
+        snprintf(a, sizeof a, "run -m '%s' -p 'Once upon a time'", st);
+        run(&o, a);
+        wgf_t_check(&t, o.rc == 1 && strstr(o.se, "--tokens"), "stories260k with -p: no tokenizer, says use --tokens", "rc %d: %s",
+                    o.rc, o.se);
+    }
+    return wgf_t_finish(&t);
+}
