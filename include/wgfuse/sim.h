@@ -237,6 +237,9 @@ struct wgf_sim_bench_result {
     double checksum;             /* sum of fitness of the first evaluation                 */
     int    ref_checked, ref_matched; /* genomes compared with the C reference              */
     double ref_tolerance;
+    /* GPU timestamps of one generation recorded as three passes (reset | episode | evolve),
+     * milliseconds; -1 where the device has no timestamp-query (or WGF_GPU_PROFILE is off). */
+    double gpu_ms_reset, gpu_ms_episode, gpu_ms_evolve;
 };
 /* Warm up, verify the first evaluation against the C reference (returns WGF_ERR_INTERNAL
  * when it disagrees: no numbers for a wrong kernel), then time `gens` generations `runs`

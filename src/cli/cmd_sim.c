@@ -529,8 +529,8 @@ static int cmd_bench(int argc, char **argv)
                "eval_per_s: reset + episode only\",\n \"results\": [");
     } else {
         printf("# wgfuse sim bench on %s (%s, %s), %s\n# %s", ad->name, ad->backend, ad->driver, date, METRIC_TEXT);
-        printf("%-12s %-12s %8s %6s %7s %5s %12s %12s %12s %7s\n", "workload", "strategy", "pop", "steps", "params",
-               "disp", "gen/s(noRB)", "gen/s(RB)", "eval/s", "ref");
+        printf("%-12s %-12s %8s %6s %7s %5s %12s %12s %12s %7s %19s\n", "workload", "strategy", "pop", "steps", "params",
+               "disp", "gen/s(noRB)", "gen/s(RB)", "eval/s", "ref", "GPU ms episode/evo");
     }
     int first = 1;
     rc = 0;
@@ -572,14 +572,17 @@ static int cmd_bench(int argc, char **argv)
                         printf("%s\n  {\"workload\": \"%s\", \"strategy\": \"%s\", \"pop\": %d, \"steps\": %d, "
                                "\"params\": %d, \"dispatches_per_gen\": %d, \"gens\": %d, \"runs\": %ld, "
                                "\"gen_per_s_noreadback\": %.4g, \"gen_per_s_readback\": %.4g, \"eval_per_s\": %.4g, "
-                               "\"checksum\": %.9g, \"ref_matched\": %d, \"ref_checked\": %d}",
+                               "\"checksum\": %.9g, \"ref_matched\": %d, \"ref_checked\": %d, "
+                               "\"gpu_ms_reset\": %.4g, \"gpu_ms_episode\": %.4g, \"gpu_ms_evolve\": %.4g}",
                                first ? "" : ",", wi->name, strat, c.pop, L_eff, wgf_sim_n_params(sim),
                                r.dispatches_per_gen, r.gens, runs, r.gen_per_s_noreadback, r.gen_per_s_readback,
-                               r.eval_per_s, r.checksum, r.ref_matched, r.ref_checked);
+                               r.eval_per_s, r.checksum, r.ref_matched, r.ref_checked, r.gpu_ms_reset,
+                               r.gpu_ms_episode, r.gpu_ms_evolve);
                     } else {
-                        printf("%-12s %-12s %8d %6d %7d %5d %12.2f %12.2f %12.2f %3d/%-3d\n", wi->name, strat, c.pop,
-                               L_eff, wgf_sim_n_params(sim), r.dispatches_per_gen, r.gen_per_s_noreadback,
-                               r.gen_per_s_readback, r.eval_per_s, r.ref_matched, r.ref_checked);
+                        printf("%-12s %-12s %8d %6d %7d %5d %12.2f %12.2f %12.2f %3d/%-3d %9.3f/%-9.3f\n", wi->name,
+                               strat, c.pop, L_eff, wgf_sim_n_params(sim), r.dispatches_per_gen, r.gen_per_s_noreadback,
+                               r.gen_per_s_readback, r.eval_per_s, r.ref_matched, r.ref_checked, r.gpu_ms_episode,
+                               r.gpu_ms_evolve);
                     }
                     fflush(stdout);
                     first = 0;
@@ -684,9 +687,11 @@ int wgf_report_sim_section(FILE *out, wgf_ctx *ctx)
         }
         g[i] = r.gen_per_s_noreadback;
         fprintf(out, "  %-9s %4d dispatches/gen  %9.2f gen/s (no readback)  %9.2f gen/s (readback)  %9.2f eval/s  "
-                     "[C reference: %d/%d returns within 5%%]\n",
+                     "[C reference: %d/%d returns within 5%%]",
                 wgf_sim_strategy_name(st[i]), r.dispatches_per_gen, r.gen_per_s_noreadback, r.gen_per_s_readback,
                 r.eval_per_s, r.ref_matched, r.ref_checked);
+        if (r.gpu_ms_episode >= 0) fprintf(out, "  GPU: episode %.3f ms, evolve %.3f ms", r.gpu_ms_episode, r.gpu_ms_evolve);
+        fprintf(out, "\n");
     }
     fprintf(out, "  fused / per-step: %.1fx (no readback)\n", g[1] > 0 ? g[0] / g[1] : 0.0);
     return 0;

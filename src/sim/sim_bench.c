@@ -16,6 +16,9 @@
  *        readback     gens x (one generation submit + fitness read, as a training loop)
  *        evaluation   gens x (reset + episode) in one submit, then wait (no evolve)
  *   gen/s = gens / wall seconds (host clock around submit and wait).
+ *   4. profile (WGF_GPU_PROFILE builds, devices with timestamp-query): one more generation
+ *      recorded as three passes, reset | episode | evolve, timed by GPU timestamps: where the
+ *      time of a generation goes, apart from submit and wait.
  *   A generation = evaluate + evolve over the whole population (docs/sim.md). */
 #include <math.h>
 #include <stdlib.h>
@@ -89,6 +92,45 @@ out:
     return s;
 }
 
+/* Step 4: GPU time of reset, episode and evolve (-1 when unavailable; never fails the
+ * bench, the timings above stand on their own). */
+static void profile(wgf_sim *sim, struct wgf_sim_bench_result *out)
+{
+    out->gpu_ms_reset = out->gpu_ms_episode = out->gpu_ms_evolve = -1;
+#ifdef WGF_GPU_PROFILE
+    wgf_timer    *t = NULL;
+    wgf_recorder *r = NULL;
+    struct wgf_err err = {0};
+    uint32_t      nx = (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
+    double        ns[3] = {0};
+    uint32_t      n = 0;
+    if (wgf_timer_create(sim->ctx, "sim.profile", 3, &t) != WGF_OK) return;
+    enum wgf_status s = wgf_recorder_begin(sim->ctx, "sim.profile", t, &r);
+    if (s == WGF_OK && sim->reset) {
+        s = wgf_recorder_dispatch(r, sim->reset, sim->reset_bg[sim->parity], nx, 1, 1);
+        if (s == WGF_OK) s = wgf_recorder_end_pass(r);
+    }
+    for (int c = 0; c < sim->n_chunks && s == WGF_OK; c++)
+        s = wgf_recorder_dispatch(r, sim->step, sim->step_bg[sim->parity][c & 1],
+                                  sim->cfg.workload == WGF_SIM_RASTRIGIN ? (uint32_t)sim->cfg.pop : nx, 1, 1);
+    if (s == WGF_OK) s = wgf_recorder_end_pass(r);
+    if (s == WGF_OK) s = wgf__sim_record_evolve(sim, r, &err);
+    if (s == WGF_OK) s = wgf_recorder_end_pass(r);
+    if (s == WGF_OK) s = wgf_recorder_submit(r);
+    else if (r) wgf_recorder_abandon(r);
+    if (s == WGF_OK) s = wgf_timer_read(sim->ctx, t, ns, 3, &n);
+    if (s == WGF_OK && n == (sim->reset ? 3u : 2u)) {
+        int i = 0;
+        if (sim->reset) out->gpu_ms_reset = ns[i++] / 1e6;
+        out->gpu_ms_episode = ns[i++] / 1e6;
+        out->gpu_ms_evolve  = ns[i] / 1e6;
+    }
+    wgf_timer_free(t);
+#else
+    (void)sim;
+#endif
+}
+
 enum wgf_status wgf_sim_bench_run(wgf_sim *sim, int gens, int runs, struct wgf_sim_bench_result *out, struct wgf_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -133,9 +175,11 @@ enum wgf_status wgf_sim_bench_run(wgf_sim *sim, int gens, int runs, struct wgf_s
             if (s == WGF_OK && (s = wgf_ctx_wait(sim->ctx)) != WGF_OK) s = wgf__sim_gpu_fail(sim, err, s, "wait");
             times[mode][r] = (double)(wgf_now_ns() - t0) / 1e9;
         }
+    RESTORE();
 #undef RESTORE
     free(fit), free(snap);
     if (s != WGF_OK) return s;
+    profile(sim, out);
     out->gen_per_s_noreadback = gens / median(t_nr, runs);
     out->gen_per_s_readback   = gens / median(t_rb, runs);
     out->eval_per_s           = gens / median(t_ev, runs);
