@@ -78,7 +78,7 @@ static void tm_vec(struct tm *t, struct wgf_rng *r, struct wgf_tensor *w, const 
     snprintf(w->name, sizeof w->name, "%s", name);
 }
 
-static struct tm *tm_build(const struct tm_dims *d, uint64_t seed)
+static inline struct tm *tm_build(const struct tm_dims *d, uint64_t seed)
 {
     struct tm *t = calloc(1, sizeof *t);
     WGF_ASSERT(t);
@@ -141,7 +141,7 @@ static struct tm *tm_build(const struct tm_dims *d, uint64_t seed)
     return t;
 }
 
-static void tm_free(struct tm *t)
+static inline void tm_free(struct tm *t)
 {
     if (!t) return;
     for (int i = 0; i < t->n_bufs; i++) free(t->bufs[i]);
