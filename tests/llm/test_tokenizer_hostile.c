@@ -46,7 +46,7 @@ static void test_long_runs_bpe(struct wgf_t *t)
             bool   ok   = tt_roundtrip(tok, buf, n, &ntok, &err);
             double dt   = tt_now() - t0;
             snprintf(name, sizeof name, "1 MiB of 0x%02X, %s pre-tokenizer", fill[f], pres[p]);
-            wgf_t_check(t, ok && dt <= 2.0 * tt_time_scale(), name, "%.3f s (encode+decode), %zu tokens %s", dt, ntok, ok ? "" : err.msg);
+            wgf_t_check(t, ok && dt <= 2.0 * tt_time_scale(), name, "%.3f s CPU (encode+decode), %zu tokens %s", dt, ntok, ok ? "" : err.msg);
         }
         /* mixed hostile content: alternating classes and invalid bytes */
         for (size_t i = 0; i < n; i++) buf[i] = "a ^\n\xFF\xE2\x80 1\t"[i % 10];
@@ -55,7 +55,7 @@ static void test_long_runs_bpe(struct wgf_t *t)
         bool   ok   = tt_roundtrip(tok, buf, n, &ntok, &err);
         double dt = tt_now() - t0;
         snprintf(name, sizeof name, "1 MiB mixed/invalid, %s pre-tokenizer", pres[p]);
-        wgf_t_check(t, ok && dt <= 2.0 * tt_time_scale(), name, "%.3f s, %zu tokens %s", dt, ntok, ok ? "" : err.msg);
+        wgf_t_check(t, ok && dt <= 2.0 * tt_time_scale(), name, "%.3f s CPU, %zu tokens %s", dt, ntok, ok ? "" : err.msg);
         wgf_tokenizer_free(tok);
     }
     free(buf);
@@ -99,7 +99,7 @@ static void test_long_runs_spm(struct wgf_t *t)
         double dt = tt_now() - t0;
         char   name[96];
         snprintf(name, sizeof name, "1 MiB of 0x%02X, SPM", fill[f]);
-        wgf_t_check(t, ok && dt <= 2.0 * tt_time_scale(), name, "%.3f s, %zu tokens %s", dt, ntok, ok ? "" : err.msg);
+        wgf_t_check(t, ok && dt <= 2.0 * tt_time_scale(), name, "%.3f s CPU, %zu tokens %s", dt, ntok, ok ? "" : err.msg);
     }
     free(buf);
     wgf_tokenizer_free(tok);
@@ -143,7 +143,7 @@ static void test_hostile_regex(struct wgf_t *t)
         double dt    = tt_now() - t0;
         bool   ok    = dt <= 1.0 * tt_time_scale() && (st == WGF_OK || st == WGF_ERR_LIMIT);
         if (st == WGF_OK) ok = ok && tt_roundtrip(tok, buf, n, NULL, &err);
-        wgf_t_check(t, ok, name, "%.3f s, %s", dt, st ? err.msg : "finished");
+        wgf_t_check(t, ok, name, "%.3f s CPU, %s", dt, st ? err.msg : "finished");
         free(ids);
         wgf_tokenizer_free(tok);
     }
