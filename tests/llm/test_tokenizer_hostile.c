@@ -108,7 +108,10 @@ static void test_long_runs_spm(struct wgf_t *t)
 
 static void test_hostile_regex(struct wgf_t *t)
 {
-    const char *res[] = {"(a+)+b", "(a|aa)+c", "(x+x+)+y|a", "(\\w+\\s?)+$", "(?:a*)*", "(a*)*b|.", "()"};
+    /* the last two backtrack a bounded amount per position, then match one byte: only
+     * the deadline (not the per-call match limit) stops them */
+    const char *res[] = {"(a+)+b",   "(a|aa)+c", "(x+x+)+y|a", "(\\w+\\s?)+$", "(?:a*)*", "(a*)*b|.", "()",
+                         "(?:a|aa){1,24}x|a", "(?:a|a){1,18}x|."};
     size_t      n     = 10 * 1024;
     char       *buf   = malloc(n);
     memset(buf, 'a', n);
