@@ -106,9 +106,10 @@ static void emit_text(struct gen *g, bool final)
     if (!g->stopped_by_string && !final) cut = keep_from = t->len - stop_holdback(t->s, t->len, g->p->stop);
     if (g->stopped_by_string) keep_from = t->len; /* the match and anything after it are dropped */
     if (cut > 0 && g->cb && g->cb->on_text && g->cb->on_text(g->cb->user, t->s, cut)) g->stopped_by_callback = true;
+    if (!t->s) return; /* nothing was ever added */
     memmove(t->s, t->s + keep_from, t->len - keep_from);
     t->len -= keep_from;
-    if (t->s) t->s[t->len] = 0;
+    t->s[t->len] = 0;
 }
 
 static bool is_eos(const struct wgf_gen_params *p, const struct wgf_tokenizer *tok, int32_t id)

@@ -161,7 +161,7 @@ int main(void)
     bool json = o.rc == 0 && o.so[0] == '[' && strstr(o.so, "]\n");
     wgf_t_check(&t, json, "tokenize prints a JSON array", "rc %d: %s %s", o.rc, o.so, o.se);
     if (json) {
-        char ids[4096] = {0};
+        char ids[2048] = {0};
         size_t k = 0;
         for (const char *s = o.so + 1; *s && *s != ']' && k + 1 < sizeof ids; s++)
             if (*s != ' ') ids[k++] = *s;
@@ -185,7 +185,7 @@ int main(void)
 
     /* stories260k from BOS (no tokenizer: ids on stdout) */
     const char *src = getenv("WGF_SOURCE_DIR");
-    char        st[2048], stc[2100];
+    char        st[1024], stc[1100];
     snprintf(st, sizeof st, "%s/../shared/models/stories260k", src ? src : ".");
     snprintf(stc, sizeof stc, "%s/config.json", st);
     if (access(stc, R_OK) != 0) {
