@@ -3,7 +3,9 @@
  * One dispatch turns params[p] into params[!p]: the `elites` best genomes keep their
  * genomes in slots 0..elites-1 (best first), every other slot gets a tournament-selected,
  * uniformly crossed-over, gaussian-mutated child. Thread 0 also advances the generation
- * counter (ctl[!p] = ctl[p] + 1), so generations chain on the GPU without host writes. */
+ * counter (ctl[!p] = ctl[p] + 1), so generations chain on the GPU without host writes.
+ * Two kernels, same results: evolve.wgsl (a thread per genome) and evolve_wide.wgsl (a
+ * workgroup per genome, coalesced rows) for genomes of 512 parameters and more. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +22,15 @@ enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
 {
     char label[64];
     const char *frags[1] = {"sim_rng"};
-    const char *src      = wgf_kernel_source("evolve");
+    const char *role     = sim->cfg.evolve_wide ? "evolve_wide" : "evolve";
+    const char *src      = wgf_kernel_source(role);
     char       *prelude  = wgf__sim_compose(sim, frags, 1, err);
     if (!prelude) return err ? err->status : WGF_ERR_INTERNAL;
     if (!src) {
         free(prelude);
-        return wgf_fail(err, WGF_ERR_INTERNAL, "sim: kernel 'evolve' is not embedded");
+        return wgf_fail(err, WGF_ERR_INTERNAL, "sim: kernel '%s' is not embedded", role);
     }
-    snprintf(label, sizeof label, "evolve_%s", wgf_sim_workload_info(sim->cfg.workload)->name);
+    snprintf(label, sizeof label, "%s_%s", role, wgf_sim_workload_info(sim->cfg.workload)->name);
     struct wgf_pipeline_desc d = {.label = label, .wgsl = src, .prelude = prelude};
     enum wgf_status s = wgf_pipeline_get(sim->ctx, &d, &sim->evolve);
     free(prelude);
@@ -48,7 +51,7 @@ enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
 
 enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err)
 {
-    uint32_t nx = (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
+    uint32_t nx = sim->cfg.evolve_wide ? (uint32_t)sim->cfg.pop : (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
     enum wgf_status s = wgf_recorder_dispatch(r, sim->evolve, sim->evolve_bg[sim->parity], nx, 1, 1);
     if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(sim->evolve));
     sim->parity = !sim->parity;

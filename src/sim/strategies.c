@@ -32,6 +32,7 @@ struct wgf_sim_config wgf_sim_config_default(enum wgf_sim_workload w)
     c.ga.tournament = 4;
     c.ga.mut_rate   = 0.1f;
     c.ga.mut_sigma  = 0.2f;
+    c.evolve_wide   = -1;
     if (w == WGF_SIM_RASTRIGIN) c.pop = 4096, c.ga.mut_rate = 0.01f, c.ga.mut_sigma = 0.1f;
     if (w == WGF_SIM_FINSIM) c.pop = 10000, c.init_sigma = 0.5f, c.ga.mut_sigma = 0.05f;
     return c;
@@ -146,6 +147,8 @@ static enum wgf_status check_config(wgf_ctx *ctx, struct wgf_sim_config *c, stru
         return wgf_fail(err, WGF_ERR_ARG, "sim: %d fed-back outputs (0..4; finsim: 2)", c->n_feedback);
     if (c->workload == WGF_SIM_FINSIM && c->hidden != 16)
         return wgf_fail(err, WGF_ERR_ARG, "sim: finsim's policy is 8-16-6 (hidden %d given)", c->hidden);
+    if (c->evolve_wide > 0 && c->pop > 65535)
+        return wgf_fail(err, WGF_ERR_ARG, "sim: evolve_wide needs a population <= 65535 (one workgroup each)");
     if (c->workload == WGF_SIM_RASTRIGIN && (c->dim < 1 || c->dim > 1000000))
         return wgf_fail(err, WGF_ERR_ARG, "sim: Rastrigin dimension %d out of range", c->dim);
     if (c->strategy == WGF_SIM_CHUNKED && c->chunk < 1) return wgf_fail(err, WGF_ERR_ARG, "sim: chunk %d < 1", c->chunk);
@@ -222,7 +225,6 @@ enum wgf_status wgf_sim_create(wgf_ctx *ctx, const struct wgf_sim_config *cfg, w
     wgf_sim *sim = calloc(1, sizeof *sim);
     if (!sim) return wgf_fail(err, WGF_ERR_NOMEM, "sim: %zu bytes", sizeof *sim);
     sim->ctx = ctx;
-    sim->cfg = c;
     if (c.workload == WGF_SIM_RASTRIGIN) {
         sim->n_params = c.dim;
         sim->stride   = 0;
@@ -231,6 +233,8 @@ enum wgf_status wgf_sim_create(wgf_ctx *ctx, const struct wgf_sim_config *cfg, w
         sim->n_params = wgf_sim_policy_n_params(&sim->pol);
         sim->stride   = c.workload == WGF_SIM_FINSIM ? WGF_SIM_FIN_STRIDE : WGF_SIM_STRIDE;
     }
+    if (c.evolve_wide < 0) c.evolve_wide = sim->n_params >= 512 && c.pop <= 65535;
+    sim->cfg = c;
     uint64_t pop = (uint64_t)c.pop, params_bytes = pop * (uint64_t)sim->n_params * 4u;
     uint64_t state_bytes = pop * (uint64_t)(sim->stride ? sim->stride : 1) * 4u;
     char label[64];

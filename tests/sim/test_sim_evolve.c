@@ -18,6 +18,37 @@
 
 #define REQUIRE(t, ok, name, ...) ((ok) ? true : wgf_t_check((t), false, (name), __VA_ARGS__))
 
+/* evolve.wgsl (thread per genome) and evolve_wide.wgsl (workgroup per genome) must give
+ * bitwise-identical populations: same counters, same arithmetic. */
+static void test_variants(struct wgf_t *t, wgf_ctx *ctx, enum wgf_sim_workload w, int dim)
+{
+    char name[96];
+    snprintf(name, sizeof name, "evolve == evolve_wide (%s)", wgf_sim_workload_info(w)->name);
+    float *p[2] = {NULL, NULL};
+    int    np = 0;
+    for (int v = 0; v < 2; v++) {
+        struct wgf_sim_config c = wgf_sim_config_default(w);
+        c.pop = 80, c.dim = dim, c.seed = 4, c.ga.elites = 3, c.evolve_wide = v, c.max_steps = 100;
+        c.ga.mut_rate = 0.3f;
+        struct wgf_err err = {0};
+        wgf_sim *sim = NULL;
+        enum wgf_status s = wgf_sim_create(ctx, &c, &sim, &err);
+        if (s == WGF_OK) {
+            np   = wgf_sim_n_params(sim);
+            p[v] = malloc((size_t)c.pop * np * 4);
+            s    = wgf_sim_generations(sim, 3, &err);
+        }
+        if (s == WGF_OK) s = wgf_sim_params_read(sim, p[v], &err);
+        wgf_sim_free(sim);
+        if (!REQUIRE(t, s == WGF_OK, name, "variant %d: %s", v, err.msg)) {
+            free(p[0]), free(p[1]);
+            return;
+        }
+    }
+    wgf_t_check(t, memcmp(p[0], p[1], (size_t)80 * np * 4) == 0, name, "80 x %d parameters after 3 generations", np);
+    free(p[0]), free(p[1]);
+}
+
 int main(void)
 {
     struct wgf_t t = {0};
@@ -88,6 +119,8 @@ int main(void)
                 "evolve advances the generation", "GPU counter %u -> %u (seed %u)", gen_before, ctl[0], ctl[1]);
 free_all:
     free(old), free(nw), free(fit);
+    test_variants(&t, ctx, WGF_SIM_CARTPOLE, 0);
+    test_variants(&t, ctx, WGF_SIM_RASTRIGIN, 700);
 out:
     wgf_sim_free(sim);
     wgf_ctx_free(ctx);
