@@ -116,6 +116,18 @@ static enum wgf_status check_normalizer(const char *path, json_t *root, bool *nf
         *nfc = true;
         return WGF_OK;
     }
+    json_t *list = type && strcmp(type, "Sequence") == 0 ? json_object_get(n, "normalizers") : NULL;
+    if (json_is_array(list)) { /* a Sequence of NFC steps only (some exports wrap it) */
+        bool only_nfc = true;
+        for (size_t i = 0; i < json_array_size(list); i++) {
+            const char *et = json_string_value(json_object_get(json_array_get(list, i), "type"));
+            only_nfc       = only_nfc && et && strcmp(et, "NFC") == 0;
+        }
+        if (only_nfc) {
+            *nfc = json_array_size(list) > 0;
+            return WGF_OK;
+        }
+    }
     return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: normalizer '%s' not supported", path, type ? type : "(no type)");
 }
 
