@@ -760,7 +760,7 @@ enum wgf_status wgf_detok_flush(struct wgf_detok *d, const char **text, size_t *
  * ====================================================================================== */
 
 size_t             wgf_tokenizer_vocab_size(const struct wgf_tokenizer *t) { return t ? t->n_vocab : 0; }
-enum wgf_tok_model wgf_tokenizer_model(const struct wgf_tokenizer *t) { return t->model; }
+enum wgf_tok_model wgf_tokenizer_model(const struct wgf_tokenizer *t) { return t ? t->model : (enum wgf_tok_model)0; }
 int32_t            wgf_tokenizer_bos(const struct wgf_tokenizer *t) { return t ? t->bos : -1; }
 int32_t            wgf_tokenizer_eos(const struct wgf_tokenizer *t) { return t ? t->eos : -1; }
 bool               wgf_tokenizer_wants_bos(const struct wgf_tokenizer *t) { return t && t->add_bos && t->bos >= 0; }
