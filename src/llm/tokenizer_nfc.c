@@ -1,59 +1,23 @@
-/* wgfuse — Unicode NFC for tokenizer.json's {"type": "NFC"} normalizer (Qwen2), through ICU.
- *
- * ICU is loaded with dlopen rather than linked: the build does not require it, and
- * without it (headers absent at build time, or libicuuc missing at run time) NFC is
- * skipped, which changes ids only for text that is not already NFC (decomposed accents
- * such as "e" + U+0301). wgf__nfc_available() says which case holds.
+/* wgfuse — Unicode NFC for tokenizer.json's {"type": "NFC"} normalizer (Qwen2), through ICU
+ * (Debian's libicu-dev, a build dependency installed by scripts/setup.sh).
  * Checked against transformers.js on Qwen3's tokenizer.json: with NFC the ids of
- * decomposed text match; without it they differ exactly there. */
+ * decomposed text ("e" + U+0301) match; without it they differ exactly there. */
 #include <stdlib.h>
 #include <string.h>
+#include <unicode/unorm2.h>
 
 #include "llm/tokenizer_internal.h"
 
-#if defined(__has_include)
-#if __has_include(<unicode/unorm2.h>) && __has_include(<dlfcn.h>) && __has_include(<pthread.h>)
-#define WGF__HAVE_ICU_HEADERS 1
-#endif
-#endif
-
-#ifdef WGF__HAVE_ICU_HEADERS
-#include <dlfcn.h>
-#include <pthread.h>
-#include <unicode/unorm2.h>
-#include <unicode/uvernum.h>
-
-/* ICU renames every C symbol with its major version (unorm2_normalize_72); the macros of
- * its headers give the exact names for the version built against. */
-#define WGF__STR_(x) #x
-#define WGF__STR(x)  WGF__STR_(x)
-#define WGF__ICU_SONAME "libicuuc.so." WGF__STR(U_ICU_VERSION_MAJOR_NUM)
-
-static struct {
-    const UNormalizer2 *nfc;
-    UBool (*is_normalized)(const UNormalizer2 *, const UChar *, int32_t, UErrorCode *);
-    int32_t (*normalize)(const UNormalizer2 *, const UChar *, int32_t, UChar *, int32_t, UErrorCode *);
-} icu;
-static pthread_once_t icu_once = PTHREAD_ONCE_INIT;
-
-static void icu_load(void)
+/* ICU's NFC singleton (owned by ICU, valid for the process), or NULL if ICU's data is
+ * unusable. */
+static const UNormalizer2 *nfc_instance(void)
 {
-    void *h = dlopen(WGF__ICU_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!h) return;
-    const UNormalizer2 *(*get)(UErrorCode *);
-    *(void **)&get                = dlsym(h, WGF__STR(unorm2_getNFCInstance));
-    *(void **)&icu.is_normalized  = dlsym(h, WGF__STR(unorm2_isNormalized));
-    *(void **)&icu.normalize      = dlsym(h, WGF__STR(unorm2_normalize));
-    UErrorCode e                  = U_ZERO_ERROR;
-    const UNormalizer2 *n         = get && icu.is_normalized && icu.normalize ? get(&e) : NULL;
-    if (n && U_SUCCESS(e)) icu.nfc = n; /* the library stays loaded for the process */
+    UErrorCode e = U_ZERO_ERROR;
+    const UNormalizer2 *n = unorm2_getNFCInstance(&e);
+    return U_SUCCESS(e) ? n : NULL;
 }
 
-bool wgf__nfc_available(void)
-{
-    pthread_once(&icu_once, icu_load);
-    return icu.nfc != NULL;
-}
+bool wgf__nfc_available(void) { return nfc_instance() != NULL; }
 
 /* UTF-8 (valid) -> UTF-16; returns units written (cap ≥ 2 * n suffices). */
 static size_t to_utf16(const unsigned char *s, size_t n, UChar *out)
@@ -95,17 +59,18 @@ static enum wgf_status nfc_run(const unsigned char *s, size_t n, char *out, size
         return wgf_fail(err, WGF_ERR_LIMIT, "tokenizer: text of %zu bytes too long for NFC", n);
     UChar *src = malloc(u16b);
     if (!src) return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory for NFC");
+    const UNormalizer2 *nfc = nfc_instance();
     UChar     *dst = src + 2 * n;
     size_t     ns  = to_utf16(s, n, src);
     UErrorCode e   = U_ZERO_ERROR;
-    if (icu.is_normalized(icu.nfc, src, (int32_t)ns, &e) && U_SUCCESS(e)) {
+    if (unorm2_isNormalized(nfc, src, (int32_t)ns, &e) && U_SUCCESS(e)) {
         memcpy(out + *o, s, n);
         *o += n;
         free(src);
         return WGF_OK;
     }
     e          = U_ZERO_ERROR;
-    int32_t nd = icu.normalize(icu.nfc, src, (int32_t)ns, dst, (int32_t)(6 * n), &e);
+    int32_t nd = unorm2_normalize(nfc, src, (int32_t)ns, dst, (int32_t)(6 * n), &e);
     if (U_FAILURE(e) || nd < 0) {
         free(src);
         return wgf_fail(err, WGF_ERR_INTERNAL, "tokenizer: ICU NFC failed (%d)", (int)e);
@@ -121,7 +86,9 @@ enum wgf_status wgf__nfc(const char *text, size_t len, char **out, size_t *out_l
     const unsigned char *s = (const unsigned char *)text;
     size_t               i = 0;
     while (i < len && s[i] < 0x80) i++;
-    if (i == len || !wgf__nfc_available()) return WGF_OK; /* ASCII is NFC: nothing to do */
+    if (i == len) return WGF_OK; /* ASCII is NFC: nothing to do */
+    if (!wgf__nfc_available())
+        return wgf_fail(err, WGF_ERR_INTERNAL, "tokenizer: ICU's NFC normalizer is unavailable (ICU data missing?)");
     size_t cap;
     if (!wgf_mul_size(len, 9, &cap) || !wgf_add_size(cap, 1, &cap))
         return wgf_fail(err, WGF_ERR_LIMIT, "tokenizer: text of %zu bytes too long for NFC", len);
@@ -149,16 +116,3 @@ enum wgf_status wgf__nfc(const char *text, size_t len, char **out, size_t *out_l
     *out_len = o;
     return WGF_OK;
 }
-
-#else /* no ICU headers at build time */
-
-bool wgf__nfc_available(void) { return false; }
-
-enum wgf_status wgf__nfc(const char *text, size_t len, char **out, size_t *out_len, struct wgf_err *err)
-{
-    (void)text, (void)len, (void)out_len, (void)err;
-    *out = NULL;
-    return WGF_OK;
-}
-
-#endif
