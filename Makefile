@@ -1,7 +1,9 @@
 # wgfuse — the two commands a user needs:
 #   make run    install what is missing, build, run the main job (`wgfuse report`)
 #   make test   install what is missing, build, run every test (then the sanitizer build)
-# Other targets: setup, build, test-fast (normal build only), test-sanitize, clean.
+# Other targets: setup, build, test-fast (normal build only), test-sanitize, clean,
+#   fuzz (each libFuzzer target for FUZZ_SECONDS, default 60), fuzz-smoke (replay seeds and
+#   regressions only). See docs/reliability.md.
 
 BUILD        ?= build
 BUILD_ASAN   ?= build-asan
@@ -12,7 +14,20 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_odr_violation=0 \
           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
           LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
-.PHONY: all setup build run test test-fast test-sanitize clean
+.PHONY: all setup build run test test-fast test-sanitize clean fuzz fuzz-build fuzz-smoke
+
+# ---- fuzzing (clang libFuzzer + ASan + UBSan; targets in fuzz/) -------------------------------
+# Limits (RELIABILITY.md): inputs up to 64 KiB, so "2x input + 1 MiB" is at most 1.125 MiB and
+# -malloc_limit_mb=1 fails any single allocation >= 1 MiB (libFuzzer's limit is per
+# allocation, in whole MiB); -rss_limit_mb=2048; 10 s per input. New corpus entries go to
+# $(BUILD_FUZZ)/corpus/<target> (kept between runs); crashes to $(BUILD_FUZZ)/crashes/<target>/.
+BUILD_FUZZ   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= gguf_parse gguf_vocab safetensors_parse tokenizer_json tokenize config_json argv
+FUZZ_FLAGS    = -max_len=65536 -malloc_limit_mb=1 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
+FUZZ_CFLAGS   = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_ENV      = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_odr_violation=0 \
+                UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 all: build
 
@@ -40,3 +55,30 @@ test: test-fast test-sanitize
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN)
+
+fuzz-build: setup
+	@CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWGF_FUZZ=ON -DWGF_BUILD_TESTS=OFF \
+	  "-DCMAKE_C_FLAGS=$(FUZZ_CFLAGS)" $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD_FUZZ) -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+
+# Every target runs its full time even when an earlier one failed; any crash fails the target.
+fuzz: fuzz-build
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(BUILD_FUZZ)/corpus/$$t $(BUILD_FUZZ)/crashes/$$t fuzz/regressions/$$t; \
+	  extra=""; [ $$t = argv ] && extra="-close_fd_mask=3"; \
+	  echo "[fuzz] $$t for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_ENV) $(BUILD_FUZZ)/fuzz/fuzz_$$t $(FUZZ_FLAGS) $$extra -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(BUILD_FUZZ)/crashes/$$t/ $(BUILD_FUZZ)/corpus/$$t fuzz/corpus/$$t fuzz/regressions/$$t \
+	    > $(BUILD_FUZZ)/fuzz_$$t.log 2>&1 || failed="$$failed $$t"; \
+	  grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' $(BUILD_FUZZ)/fuzz_$$t.log | tr '\n' ' '; echo; \
+	done; \
+	if [ -n "$$failed" ]; then for t in $$failed; do echo "[fuzz] FAILED $$t:"; \
+	  grep -E -A30 'ERROR|invariant|deadly|timeout|out-of-memory|malloc' $(BUILD_FUZZ)/fuzz_$$t.log | head -60; \
+	  ls $(BUILD_FUZZ)/crashes/$$t; done; exit 1; fi
+
+# Replay the committed seeds and regressions through every target (seconds).
+fuzz-smoke: fuzz-build
+	@for t in $(FUZZ_TARGETS); do extra=""; [ $$t = argv ] && extra="-close_fd_mask=3"; mkdir -p fuzz/regressions/$$t; \
+	  $(FUZZ_ENV) $(BUILD_FUZZ)/fuzz/fuzz_$$t $(FUZZ_FLAGS) $$extra -runs=0 fuzz/corpus/$$t fuzz/regressions/$$t \
+	    > $(BUILD_FUZZ)/smoke_$$t.log 2>&1 || { echo "[fuzz-smoke] $$t FAILED"; tail -40 $(BUILD_FUZZ)/smoke_$$t.log; exit 1; }; \
+	  echo "[fuzz-smoke] $$t ok"; done

@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Write the seed corpora under fuzz/corpus/<target>/: small valid files made by the
+wgfuse CLI (make-test-model) plus one reproducer per applicable RELIABILITY.md checklist
+item, named item<NN>_<what>. Re-run after a format change:
+    python3 fuzz/make_seeds.py build-rel/wgfuse
+The files are committed; the fuzzers start from them and tests/reliability feeds each one
+to the same entry points in the normal and sanitizer builds."""
+import json, os, shutil, struct, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "fuzz", "corpus")
+CLI = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build-rel", "wgfuse")
+U64 = 0xFFFFFFFFFFFFFFFF
+
+
+def out(target, name, data):
+    d = os.path.join(CORPUS, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+# ---- GGUF ----------------------------------------------------------------------------------
+def gstr(s):
+    b = s if isinstance(s, bytes) else s.encode()
+    return struct.pack("<Q", len(b)) + b
+
+
+def kv(key, typ, payload):
+    return gstr(key) + struct.pack("<I", typ) + payload
+
+
+def kv_u32(key, v): return kv(key, 4, struct.pack("<I", v))
+def kv_i32(key, v): return kv(key, 5, struct.pack("<i", v))
+def kv_s(key, v): return kv(key, 8, gstr(v))
+def kv_arr_s(key, items): return kv(key, 9, struct.pack("<IQ", 8, len(items)) + b"".join(gstr(x) for x in items))
+def kv_arr_i32(key, items): return kv(key, 9, struct.pack("<IQ", 5, len(items)) + b"".join(struct.pack("<i", x) for x in items))
+def kv_arr_f32(key, items): return kv(key, 9, struct.pack("<IQ", 6, len(items)) + b"".join(struct.pack("<f", x) for x in items))
+
+
+def tinfo(name, ne, typ, off):
+    return gstr(name) + struct.pack("<I", len(ne)) + b"".join(struct.pack("<Q", d & U64) for d in ne) + struct.pack("<IQ", typ, off & U64)
+
+
+def gguf(kvs=(), tensors=(), data=b"", magic=b"GGUF", version=3, nt=None, nkv=None, align=32):
+    h = magic + struct.pack("<I", version) + struct.pack("<QQ", len(tensors) if nt is None else nt, len(kvs) if nkv is None else nkv)
+    h += b"".join(kvs) + b"".join(tensors)
+    if tensors or data:
+        h += b"\0" * ((-len(h)) % align)
+    return h + data
+
+
+T1 = [tinfo("a", [8], 0, 0)]
+D1 = b"\0" * 32
+
+
+def gguf_seeds():
+    t = "gguf_parse"
+    out(t, "valid_minimal", gguf([kv_s("general.architecture", "none")], T1, D1))
+    out(t, "item01_bad_magic", gguf(magic=b"GGUX"))
+    out(t, "item01_version0", gguf(version=0))
+    out(t, "item01_version1", gguf(version=1))
+    out(t, "item01_version4", gguf(version=4))
+    out(t, "item01_byteswapped", b"GGUF" + struct.pack(">I", 3) + struct.pack(">QQ", 0, 0))
+    out(t, "item02_n_tensors_max", gguf(nt=U64))
+    out(t, "item02_n_kv_max", gguf(nkv=U64))
+    out(t, "item03_key_len_max", gguf(nkv=1) + struct.pack("<Q", U64) + b"k")
+    out(t, "item03_str_past_end", gguf(nkv=1) + gstr("k") + struct.pack("<IQ", 8, 1000) + b"abc")
+    out(t, "item03_name_len_max", gguf(nt=1) + struct.pack("<Q", U64) + b"a")
+    out(t, "item04_array_count_2p62", gguf([kv("arr", 9, struct.pack("<IQ", 4, 1 << 62))]))
+    out(t, "item04_nested_array", gguf([kv("arr", 9, struct.pack("<IQ", 9, 1) + struct.pack("<IQ", 4, 1) + b"\0" * 4)]))
+    out(t, "item04_type13", gguf([kv("x", 13, b"\0" * 8)]))
+    out(t, "item04_type_minus1", gguf([kv("x", 0xFFFFFFFF, b"\0" * 8)]))
+    out(t, "item05_empty_key", gguf([kv_u32("", 1)]))
+    out(t, "item05_dup_key", gguf([kv_u32("dup", 1), kv_u32("dup", 2)]))
+    out(t, "item05_dup_tensor", gguf([], [tinfo("a", [8], 0, 0), tinfo("a", [8], 0, 32)], b"\0" * 64))
+    for a in (0, 3, 1 << 31):
+        out(t, "item06_alignment_%d" % a, gguf([kv_u32("general.alignment", a)], T1, D1))
+    out(t, "item06_alignment_int32", gguf([kv_i32("general.alignment", 32)], T1, D1))
+    out(t, "item07_n_dims5", gguf([], [tinfo("a", [1, 1, 1, 1, 8], 0, 0)], D1))
+    out(t, "item07_n_dims_max", gguf(nt=1) + gstr("a") + struct.pack("<I", 0xFFFFFFFF) + struct.pack("<Q", 8) * 4)
+    out(t, "item08_zero_dim", gguf([], [tinfo("a", [0], 0, 0)], D1))
+    out(t, "item08_negative_dim", gguf([], [tinfo("a", [-8], 0, 0)], D1))
+    out(t, "item08_product_overflow", gguf([], [tinfo("a", [8, (1 << 42) + 1, 1 << 30], 0, 0)], D1))
+    out(t, "item09_type_99", gguf([], [tinfo("a", [8], 99, 0)], D1))
+    out(t, "item09_q8_row_not_block", gguf([], [tinfo("a", [31], 8, 0)], b"\0" * 64))
+    out(t, "item10_misaligned", gguf([], [tinfo("a", [8], 0, 4)], b"\0" * 64))
+    out(t, "item10_overlap", gguf([], [tinfo("a", [16], 0, 0), tinfo("b", [8], 0, 32)], b"\0" * 96))
+    out(t, "item10_gap", gguf([], [tinfo("a", [8], 0, 0), tinfo("b", [8], 0, 64)], b"\0" * 96))
+    out(t, "item10_past_end", gguf([], [tinfo("a", [64], 0, 0)], b"\0" * 32))
+    out(t, "item11_two_huge", gguf([], [tinfo("a", [0x7FFFFFFFFFFFFFC0 // 4], 0, 0),
+                                        tinfo("b", [0x7FFFFFFFFFFFFFC0 // 4], 0, 0x7FFFFFFFFFFFFFC0)], D1))
+
+
+def vocab_seeds():
+    t = "gguf_vocab"
+    byte_toks = ["<0x%02X>" % b for b in range(256)]
+    spm = byte_toks + ["<unk>", "<s>", "</s>", "\u2581a", "a"]
+    types = [6] * 256 + [2, 3, 3, 1, 1]
+    base = [kv_s("tokenizer.ggml.model", "llama"), kv_arr_s("tokenizer.ggml.tokens", spm),
+            kv_arr_f32("tokenizer.ggml.scores", [0.0] * len(spm)), kv_arr_i32("tokenizer.ggml.token_type", types)]
+    ids = [kv_u32("tokenizer.ggml.bos_token_id", 257), kv_u32("tokenizer.ggml.eos_token_id", 258),
+           kv_u32("tokenizer.ggml.unknown_token_id", 256)]
+    out(t, "valid_spm", gguf(base + ids))
+    bl = [chr(c) for c in range(ord("!"), ord("~") + 1)]  # not the full byte-level alphabet: from the CLI seed below
+    out(t, "item14_tokens_wrong_type", gguf([base[0], kv_arr_i32("tokenizer.ggml.tokens", [1, 2, 3])] + ids))
+    out(t, "item14_scores_length", gguf([base[0], base[1], kv_arr_f32("tokenizer.ggml.scores", [0.0] * 3), base[3]] + ids))
+    out(t, "item14_types_length", gguf(base[:3] + [kv_arr_i32("tokenizer.ggml.token_type", [1] * 3)] + ids))
+    out(t, "item15_bos_negative", gguf(base + [kv_i32("tokenizer.ggml.bos_token_id", -1)] + ids[1:]))
+    out(t, "item15_eos_vocab_size", gguf(base + [ids[0], kv_u32("tokenizer.ggml.eos_token_id", len(spm))]))
+    bad = list(spm)
+    bad[5] = "<0x-1>"
+    out(t, "item16_byte_token_minus1", gguf([base[0], kv_arr_s("tokenizer.ggml.tokens", bad)] + base[2:] + ids))
+    bad = [x.encode() for x in spm]
+    bad[-1] = b"a\xff"
+    out(t, "item16_invalid_utf8", gguf([base[0], kv_arr_s("tokenizer.ggml.tokens", bad)] + base[2:] + ids))
+    bpe_toks = bl + ["ab"]
+    out(t, "item16_unknown_merge", gguf([kv_s("tokenizer.ggml.model", "gpt2"), kv_arr_s("tokenizer.ggml.tokens", bpe_toks),
+                                         kv_arr_s("tokenizer.ggml.merges", ["x y"])]))
+
+
+# ---- safetensors -------------------------------------------------------------------------
+def st(header, data=b"", n=None):
+    h = header.encode() if isinstance(header, str) else header
+    return struct.pack("<Q", len(h) if n is None else n) + h + data
+
+
+def safetensors_seeds():
+    t = "safetensors_parse"
+    out(t, "valid_two", st('{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"BF16","shape":[2,2],"data_offsets":[8,16]},"__metadata__":{"format":"pt"}}', b"\0" * 16))
+    out(t, "valid_odd_zero_rank0", st('{"a":{"dtype":"U8","shape":[3],"data_offsets":[0,3]},"b":{"dtype":"F32","shape":[0],"data_offsets":[3,3]},"c":{"dtype":"F16","shape":[],"data_offsets":[3,5]}}', b"\0" * 5))
+    out(t, "item17_short", b"abcde")
+    out(t, "item17_n_over_100mb", st("{}", n=200 << 20))
+    out(t, "item17_n_plus_8_over_file", st("{}", n=100))
+    out(t, "item17_n_max", st("{}", n=U64))
+    out(t, "item18_not_utf8", st(b'{"a\xff":1}'))
+    out(t, "item18_no_brace", st("[1,2,3]"))
+    out(t, "item18_truncated", st('{"a":{"dtype":"F32"'))
+    out(t, "item18_nested_deep", st("[" * 100000 + "]" * 100000))
+    out(t, "item18_dup_name", st('{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', b"\0" * 8))
+    out(t, "item18_metadata_nonstring", st('{"__metadata__":{"x":1}}'))
+    out(t, "item19_unknown_dtype", st('{"a":{"dtype":"F33","shape":[2],"data_offsets":[0,8]}}', b"\0" * 8))
+    out(t, "item19_dim_2p48", st('{"a":{"dtype":"F32","shape":[281474976710656],"data_offsets":[0,8]}}', b"\0" * 8))
+    out(t, "item19_negative_dim", st('{"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}}', b"\0" * 8))
+    out(t, "item19_shape_overflow", st('{"a":{"dtype":"F32","shape":[140737488355328,140737488355328],"data_offsets":[0,8]}}', b"\0" * 8))
+    out(t, "item20_end_lt_begin", st('{"a":{"dtype":"F32","shape":[0],"data_offsets":[8,0]}}', b"\0" * 8))
+    out(t, "item20_overlap", st('{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', b"\0" * 8))
+    out(t, "item20_hole", st('{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}}', b"\0" * 12))
+    out(t, "item20_trailing", st('{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}', b"\0" * 12))
+    out(t, "item21_f4_partial", st('{"a":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}}', b"\0" * 2))
+
+
+# ---- JSON ----------------------------------------------------------------------------------
+def config_seeds(hf_dirs):
+    t = "config_json"
+    for name, d in hf_dirs.items():
+        with open(os.path.join(d, "config.json"), "rb") as f:
+            out(t, "valid_" + name, f.read())
+    base = json.load(open(os.path.join(hf_dirs["qwen2"], "config.json")))
+    def bad(name, **kw):
+        c = dict(base)
+        c.update(kw)
+        out(t, name, json.dumps(c))
+    bad("item12_n_head_zero", num_attention_heads=0)
+    bad("item12_layers_huge", num_hidden_layers=1 << 40)
+    bad("item23_wrong_type", hidden_size="64")
+    out(t, "item23_1e309", json.dumps(base).replace('"rms_norm_eps": ', '"rms_norm_eps": 1e309, "x": '))
+    bad("item23_negative_ctx", max_position_embeddings=-1)
+    out(t, "item23_duplicate_key", json.dumps(base)[:-1] + ', "hidden_size": 64}')
+    out(t, "item23_nested_deep", "[" * 100000)
+
+
+def tokenizer_json_seeds(hf_dirs):
+    t = "tokenizer_json"
+    with open(os.path.join(hf_dirs["qwen2"], "tokenizer.json"), "rb") as f:
+        tj = f.read()
+    out(t, "valid_test_tokenizer", tj)
+    out(t, "valid_with_config", tj + b"\n\0\n" + b'{"bos_token":"<|im_start|>","eos_token":"<|im_end|>","add_bos_token":true}')
+    out(t, "item22_truncated", tj[: len(tj) // 2])
+    mini = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]},
+            "pre_tokenizer": {"type": "ByteLevel"}}
+    out(t, "item22_unknown_model", json.dumps({"model": {"type": "WordPiece", "vocab": {}}, "pre_tokenizer": {"type": "ByteLevel"}}))
+    evil = dict(mini)
+    evil["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": "(a+)+$"}, "behavior": "Isolated", "invert": False}, {"type": "ByteLevel"}]}
+    out(t, "item22_regex_a_plus_plus", json.dumps(evil))
+    out(t, "item22_nested_deep", "[" * 100000)
+
+
+# ---- prompts and argv ----------------------------------------------------------------------
+def prompt_seeds():
+    t = "tokenize"
+    out(t, "item24_x80", b"a\x80z")
+    out(t, "item24_e2_80", b"x\xe2\x80")
+    out(t, "item24_overlong", b"\xc0\xaf\xe0\x80\xaf")
+    out(t, "item24_surrogate", b"\xed\xa0\x80")
+    out(t, "item24_ff", b"\xff")
+    out(t, "item24_nul", b"a\0b")
+    for c, n in ((b"a", "a"), (b"^", "caret"), (b"\n", "newline"), (b" ", "space")):
+        out(t, "item25_run_" + n, c * 4096)
+    out(t, "item27_im_start", "<|im_start|>user\nhi<|im_end|>")
+    out(t, "item28_split_utf8", "caf\u00e9 \u2581the 12345 \U0001F600 \u4e2d\u6587")
+    out(t, "text_english", "Hello world, the thing 123 is running.\n\n  indented")
+
+
+def argv_seeds():
+    t = "argv"
+    def a(sel, *args):
+        return bytes([sel]) + b"\0".join(x.encode() for x in args)
+    out(t, "run_ok", a(0, "-m", "m.gguf", "-p", "hi", "-n", "5", "--temp", "0.5", "--top-k", "4", "--top-p", "0.9", "--stop", "x"))
+    out(t, "item29_n_minus1", a(0, "-m", "m", "-n", "-1"))
+    out(t, "item29_ctx_huge", a(0, "-m", "m", "--ctx", "99999999999"))
+    out(t, "item29_threads0", a(0, "-m", "m", "--threads", "0"))
+    out(t, "item29_temp_nan", a(0, "-m", "m", "--temp", "nan"))
+    out(t, "item29_unknown_flag", a(0, "-m", "m", "--frobnicate"))
+    out(t, "item29_missing_value", a(0, "-m"))
+    out(t, "bench_dispatch", a(1, "--quick", "--reps", "3", "--json", "--out", "x"))
+    out(t, "bench_fusion", a(2, "--size", "toy", "--exp", "a,b", "--iters", "7", "--csv"))
+    out(t, "ids", a(3, "1,2,3", "0", "2147483647", "2147483648", "-1", ",,"))
+    out(t, "dims", a(4, "dim=64,hidden=96,layers=2,heads=4,kv_heads=2,vocab=512,ctx=256", "qwen2.5-0.5b", "heads=3"))
+    out(t, "long", a(5, "12", "-5", "1e3", "99999999999999999999", ""))
+    out(t, "double", a(6, "0.5", "nan", "inf", "1e309", "-0", "0x1p3"))
+    out(t, "tokenize", a(7, "-m", "x", "-p", "hello", "--parse-special"))
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="wgf_seeds_")
+    try:
+        hf = {}
+        for arch in ("qwen2", "llama", "phi3"):
+            dims = "dim=8,hidden=16,layers=1,heads=2,kv_heads=1,vocab=512,ctx=16"
+            g = os.path.join(tmp, arch + ".gguf")
+            subprocess.run([CLI, "llm", "make-test-model", "--arch", arch, "--dims", dims, "--format", "gguf", "--dtype",
+                            "q8_0" if arch != "phi3" else "f16", "-o", g], check=True, capture_output=True)
+            out("gguf_parse", "valid_" + arch, open(g, "rb").read())
+            out("gguf_vocab", "valid_" + arch, open(g, "rb").read())
+            hf[arch] = os.path.join(tmp, arch + "_hf")
+            subprocess.run([CLI, "llm", "make-test-model", "--arch", arch, "--dims", dims, "--format", "hf", "--dtype",
+                            "bf16", "-o", hf[arch]], check=True, capture_output=True)
+            out("safetensors_parse", "valid_" + arch, open(os.path.join(hf[arch], "model.safetensors"), "rb").read())
+        # item 12-13 reproducers: a valid model GGUF with one hyperparameter patched
+        q = open(os.path.join(tmp, "llama.gguf"), "rb").read()
+        def patch_u32(data, key, v):
+            k = gstr(key) + struct.pack("<I", 4)
+            i = data.index(k) + len(k)
+            return data[:i] + struct.pack("<I", v) + data[i + 4:]
+        out("gguf_parse", "item12_n_head_zero", patch_u32(q, "llama.attention.head_count", 0))
+        out("gguf_parse", "item12_block_count_huge", patch_u32(q, "llama.block_count", 100000))
+        out("gguf_parse", "item13_ffn_shape", patch_u32(q, "llama.feed_forward_length", 100))
+        gguf_seeds()
+        vocab_seeds()
+        safetensors_seeds()
+        config_seeds(hf)
+        tokenizer_json_seeds(hf)
+        prompt_seeds()
+        argv_seeds()
+    finally:
+        shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    main()
