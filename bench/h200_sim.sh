@@ -8,7 +8,8 @@
 # Environment: WGFUSE (the wgfuse binary; default build/wgfuse, then build-sim/wgfuse),
 # PYTHON (default python3), QUICK=1 for a smoke run (small populations, ~1 minute).
 # Writes into OUTDIR: env.txt, sim_<what>.json from wgfuse, peers_<what>.json from
-# bench/sim_peers.py, train_cartpole.txt, market.bin, status.txt (exit code and seconds of each
+# bench/sim_peers.py, train_cartpole.txt, market.bin, tables.md (the markdown for
+# bench/RESULTS.md), status.txt (exit code and seconds of each
 # step). A failed step does not stop the others. Budget on an H200: ~10 minutes.
 set -u
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -75,5 +76,8 @@ step peers_finsim      peers peers_finsim --workload finsim --pop "$FIN_POP" --s
 step sim_lengths       wjson sim_lengths --workload cartpole --pop "$POP" --hidden 16 --strategy fused,per-step --steps "$LENS"
 # 5. training to the solved level, recorded where it ran
 step train_cartpole    sh -c "\"$WG\" sim train cartpole --pop $POP --out \"$OUT/cartpole.policy\" > \"$OUT/train_cartpole.txt\" 2>&1 && \"$WG\" sim eval \"$OUT/cartpole.policy\" >> \"$OUT/train_cartpole.txt\" 2>&1"
+
+# 6. the markdown tables for bench/RESULTS.md
+step tables            "$PY" "$ROOT/bench/sim_peers.py" --tables "$OUT" --out "$OUT/tables.md"
 
 cat "$OUT/status.txt"

@@ -31,7 +31,9 @@ failing implementation prints WRONG and no time.
 usage: python3 bench/sim_peers.py [--workload cartpole,...] [--impl jax,torch,cupy]
           [--pop 4096] [--steps 0] [--hidden 0] [--gens 10] [--runs 3] [--dim 2000]
           [--market FILE] [--device cuda|cpu] [--json] [--out FILE]
-Prints JSON (--json) or a table; --out writes it to a file atomically.
+       python3 bench/sim_peers.py --tables OUTDIR [--out FILE]
+Prints JSON (--json) or a table; --out writes it to a file atomically. --tables renders the
+JSON files bench/h200_sim.sh left in OUTDIR as the markdown tables of bench/RESULTS.md.
 """
 import argparse
 import json
@@ -936,8 +938,98 @@ def bench_one(w, impl_name, cfg):
     return row
 
 
+# ---- markdown tables from an h200_sim.sh output directory ------------------------------------
+PREPRINT = ("Preprint (Gunaydin 2026, before its erratum): 1,500-step financial simulation, fused WebGPU = "
+            "159x PyTorch MPS, 94x PyTorch CUDA, 7.2x JAX; Rastrigin: JAX 1,164 vs WebGPU 170 gen/s. Measured on "
+            "this H200 before (CartPole 4,096 x 500, 4-16-2, evaluation only): JAX 182, PyTorch step loop 4.2, "
+            "fused CUDA C 233 gen/s.")
+
+
+def render_tables(outdir):
+    def load(name):
+        path = os.path.join(outdir, name + ".json")
+        try:
+            return json.load(open(path))
+        except Exception as e:
+            return {"results": [], "error": f"{path}: {e}"}
+
+    def fmt(x):
+        return "-" if x is None else (f"{x:,.1f}" if x >= 10 else f"{x:.3g}")
+
+    lines = []
+    sims = {n: load(n) for n in ("sim_cartpole", "sim_classic", "sim_rastrigin", "sim_finsim", "sim_lengths")}
+    peers = {n: load(n) for n in ("peers_cartpole", "peers_classic", "peers_rastrigin", "peers_finsim")}
+    dev = next((d.get("device") for d in sims.values() if d.get("device")), "?")
+    lines.append(f"Device: {dev}; {next((d.get('driver') for d in sims.values() if d.get('driver')), '')}; "
+                 f"{next((d.get('date') for d in sims.values() if d.get('date')), '')}. "
+                 "gen/s = generations (evaluate + evolve, whole population) per second (docs/sim.md).")
+    lines.append("")
+    lines.append("| workload | pop | steps | implementation | gen/s (no readback) | gen/s (readback) | eval/s | GPU ms episode / evolve |")
+    lines.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for sname, pname in (("sim_cartpole", "peers_cartpole"), ("sim_classic", "peers_classic"),
+                         ("sim_rastrigin", "peers_rastrigin"), ("sim_finsim", "peers_finsim")):
+        rows = [("wgfuse " + (r["strategy"] if r["strategy"] != "n/a" else "fused"), r) for r in sims[sname].get("results", [])]
+        rows += [({"jax": "JAX lax.scan", "torch": "PyTorch step loop", "cupy": "fused CUDA C (CuPy)"}.get(r["impl"], r["impl"]), r)
+                 for r in peers[pname].get("results", [])]
+        for label, r in rows:
+            if "error" in r:
+                lines.append(f"| {r['workload']} | {r.get('pop', '')} | {r.get('steps', '')} | {label} | {r['error']} | | | |")
+                continue
+            gpu = (f"{r['gpu_ms_episode']:.3f} / {r['gpu_ms_evolve']:.3f}"
+                   if r.get("gpu_ms_episode", -1) >= 0 else "")
+            lines.append(f"| {r['workload']} | {r['pop']} | {r['steps']} | {label} | {fmt(r['gen_per_s_noreadback'])} | "
+                         f"{fmt(r['gen_per_s_readback'])} | {fmt(r['eval_per_s'])} | {gpu} |")
+    # acceptance: CartPole fused vs the peers
+    cp = {r["strategy"]: r for r in sims["sim_cartpole"].get("results", []) if "error" not in r}
+    pp = {r["impl"]: r for r in peers["peers_cartpole"].get("results", []) if "error" not in r}
+    if "fused" in cp:
+        f = cp["fused"]["gen_per_s_noreadback"]
+        lines.append("")
+        checks = []
+        if "jax" in pp:
+            checks.append(f"fused / JAX = {f / pp['jax']['gen_per_s_noreadback']:.2f}x (want >= 1)")
+        if "torch" in pp:
+            checks.append(f"fused / PyTorch loop = {f / pp['torch']['gen_per_s_noreadback']:.1f}x (want >= 50)")
+        if "cupy" in pp:
+            checks.append(f"fused / CUDA C = {f / pp['cupy']['gen_per_s_noreadback']:.2f}x (target >= 1)")
+        if "per-step" in cp:
+            checks.append(f"fused / per-step = {f / cp['per-step']['gen_per_s_noreadback']:.1f}x")
+        lines.append("CartPole acceptance (gen/s without readback): " + "; ".join(checks) + ".")
+    lens = {}
+    for r in sims["sim_lengths"].get("results", []):
+        if "error" not in r:
+            lens.setdefault(r["steps"], {})[r["strategy"]] = r["gen_per_s_noreadback"]
+    if lens:
+        lines.append("")
+        lines.append("| CartPole steps | fused gen/s | per-step gen/s | fused / per-step |")
+        lines.append("| --- | --- | --- | --- |")
+        for L in sorted(lens):
+            f, p = lens[L].get("fused"), lens[L].get("per-step")
+            ratio = f"{f / p:.1f}x" if f and p else "-"
+            lines.append(f"| {L} | {fmt(f)} | {fmt(p)} | {ratio} |")
+    lines.append("")
+    lines.append(PREPRINT)
+    errs = [d["error"] for d in list(sims.values()) + list(peers.values()) if "error" in d]
+    if errs:
+        lines.append("")
+        lines.append("Missing: " + "; ".join(errs))
+    return "\n".join(lines) + "\n"
+
+
+def write_out(path, text):
+    if not path:
+        sys.stdout.write(text)
+        return
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".sim_peers.")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tables", default=None, help="render markdown from an h200_sim.sh output directory")
     ap.add_argument("--workload", default="cartpole")
     ap.add_argument("--impl", default="jax,torch,cupy")
     ap.add_argument("--pop", type=int, default=4096)
@@ -952,6 +1044,9 @@ def main():
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
+    if a.tables:
+        write_out(a.out, render_tables(a.tables))
+        return
     rows = []
     for w in a.workload.split(","):
         if w not in WORK:
@@ -993,14 +1088,7 @@ def main():
                 lines.append(f"{r['workload']:<12} {r['impl']:<6} {r['pop']:>7} {r['steps']:>6} "
                              f"{r['gen_per_s_noreadback']:>12.2f} {r['gen_per_s_readback']:>12.2f} {r['eval_per_s']:>12.2f}")
         text = "\n".join(lines) + "\n"
-    if a.out:
-        d = os.path.dirname(os.path.abspath(a.out))
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".sim_peers.")
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, a.out)
-    else:
-        sys.stdout.write(text)
+    write_out(a.out, text)
 
 
 if __name__ == "__main__":
