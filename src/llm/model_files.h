@@ -65,6 +65,12 @@ bool wgf__json_bounded(const char *text, size_t len, size_t *bad_at);
 enum wgf_status wgf__llm_config_check(const char *path, const struct wgf_llm_config *cfg,
                                       struct wgf_err *err);
 
+/* ---- model_load.c ----------------------------------------------------------------------- */
+/* wgf_llm_model_load for a GGUF image in memory (fuzzing): `data` is borrowed and must
+ * outlive the model. */
+enum wgf_status wgf__llm_model_load_gguf_mem(const void *data, size_t size, const char *name,
+                                             struct wgf_llm_model **out, struct wgf_err *err);
+
 /* ---- names ------------------------------------------------------------------------------ */
 /* llama.cpp's q/k row permutation for Llama (GGUF order <-> HF rotate-half order).
  * Row r of a (n_head * head_dim, cols) matrix: hf_row -> gguf_row. */

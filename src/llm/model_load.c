@@ -390,7 +390,7 @@ static enum wgf_status gguf_rope_factors(struct wgf_llm_model *m, const char *na
 
 static enum wgf_status load_gguf(struct wgf_llm_model *m, struct wgf_err *err)
 {
-    enum wgf_status st = wgf_gguf_open(m->path, &m->priv->gguf, err);
+    enum wgf_status st = m->priv->gguf ? WGF_OK : wgf_gguf_open(m->path, &m->priv->gguf, err);
     if (st) return st;
     const struct wgf_gguf *g    = m->priv->gguf;
     const char            *path = m->path;
@@ -528,6 +528,29 @@ enum wgf_status wgf_llm_model_load(const char *path, struct wgf_llm_model **out,
         if (st == WGF_ERR_FORMAT && strstr(e->msg, "bad magic") && strlen(path) > 12 && !strcmp(path + strlen(path) - 12, ".safetensors"))
             st = wgf_fail(e, WGF_ERR_ARG, "%s: a safetensors file: pass its directory (with config.json) instead", path);
     }
+    if (st != WGF_OK) {
+        wgf_llm_model_free(m);
+        return st;
+    }
+    *out = m;
+    return WGF_OK;
+}
+
+enum wgf_status wgf__llm_model_load_gguf_mem(const void *data, size_t size, const char *name, struct wgf_llm_model **out,
+                                             struct wgf_err *err)
+{
+    *out                    = NULL;
+    struct wgf_llm_model *m = calloc(1, sizeof *m);
+    if (!m || !(m->priv = calloc(1, sizeof *m->priv))) {
+        free(m);
+        return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", name);
+    }
+    snprintf(m->path, sizeof m->path, "%s", name);
+    m->format          = WGF_LLM_FORMAT_GGUF;
+    struct wgf_err  local;
+    struct wgf_err *e  = err ? err : &local;
+    enum wgf_status st = wgf_gguf_open_mem(data, size, m->path, &m->priv->gguf, e);
+    if (st == WGF_OK) st = load_gguf(m, e);
     if (st != WGF_OK) {
         wgf_llm_model_free(m);
         return st;
