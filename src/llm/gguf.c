@@ -151,6 +151,19 @@ static int ggml_type_map(uint32_t id, enum wgf_dtype *dt)
 }
 
 
+/* Names of the ggml types we can name but not load (ggml.h numbering). */
+static const char *ggml_type_name(uint32_t id)
+{
+    static const char *const names[] = {
+        [3] = "Q4_1",     [6] = "Q5_0",    [7] = "Q5_1",    [9] = "Q8_1",    [10] = "Q2_K",   [11] = "Q3_K",
+        [12] = "Q4_K",    [13] = "Q5_K",   [14] = "Q6_K",   [15] = "Q8_K",   [16] = "IQ2_XXS", [17] = "IQ2_XS",
+        [18] = "IQ3_XXS", [19] = "IQ1_S",  [20] = "IQ4_NL", [21] = "IQ3_S",  [22] = "IQ2_S",  [23] = "IQ4_XS",
+        [24] = "I8",      [25] = "I16",    [26] = "I32",    [27] = "I64",    [28] = "F64",    [29] = "IQ1_M",
+        [34] = "TQ1_0",   [35] = "TQ2_0",  [39] = "MXFP4",
+    };
+    return id < sizeof names / sizeof names[0] && names[id] ? names[id] : "?";
+}
+
 static int dtype_to_ggml(enum wgf_dtype t)
 {
     switch (t) {
@@ -295,7 +308,11 @@ static enum wgf_status parse_tensor_info(struct wgf_gguf *g, struct rd *r, int64
     enum wgf_dtype dt = WGF_DT_F32;
     int            m  = ggml_type_map(ty, &dt);
     if (m == 2) return wgf_fail(r->err, WGF_ERR_FORMAT, "%s: tensor '%.*s': unknown tensor type %u", r->path, nli, nm, ty);
-    if (m == 1) return wgf_fail(r->err, WGF_ERR_UNSUPPORTED, "%s: tensor '%.*s': ggml type %u not supported (F32, F16, BF16, Q8_0, Q4_0 are)", r->path, nli, nm, ty);
+    if (m == 1)
+        return wgf_fail(r->err, WGF_ERR_UNSUPPORTED,
+                        "%s: tensor '%.*s': ggml type %u (%s) not supported (F32, F16, BF16, Q8_0, Q4_0 are; "
+                        "llama-quantize --pure Q4_0, or Q8_0/F16, avoid mixed K-quants)",
+                        r->path, nli, nm, ty, ggml_type_name(ty));
     t->dtype = (uint8_t)dt;
     uint64_t nb;
     if (ne[0] % (uint64_t)wgf_dtype_block_elems(dt) != 0)
