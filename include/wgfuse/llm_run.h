@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "wgfuse/llm.h"
 #include "wgfuse/status.h"
 
 #ifdef __cplusplus
@@ -198,6 +199,10 @@ enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf
 struct wgf_gguf_writer;
 enum wgf_status wgf_llm_gguf_add_tokenizer_json(struct wgf_gguf_writer *w, const char *tokenizer_json_path,
                                                 int32_t bos_id, int32_t eos_id, struct wgf_err *err);
+
+/* Internal, exported for tests: cpu-ref's vectorised f16/bf16 -> f32 row conversion
+ * (src may be unaligned). */
+void wgf__ref_convert_row(enum wgf_dtype dt, const void *src, float *dst, uint32_t n);
 
 /* Monotonic seconds (for stats and benchmarks). */
 double wgf_llm_now(void);
