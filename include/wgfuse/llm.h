@@ -122,7 +122,7 @@ struct wgf_llm_config {
     int   bos_id;         /* -1 when unknown                                             */
     int   n_eos;          /* entries used in eos_ids                                     */
     int   eos_ids[WGF_MAX_EOS];
-    char  source_dtype[16]; /* "f32", "f16", "bf16", "q8_0", "q4_0", "mixed"            */
+    char  source_dtype[16]; /* matrices as stored: "f32" "f16" "bf16" "q8_0" "q4_0" or "mixed" */
 };
 
 /* RoPE inverse frequencies for a sequence of (up to) seq_len positions: inv_freq has

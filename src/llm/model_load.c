@@ -20,6 +20,7 @@ struct wgf__llm_model_priv {
     struct wgf_gguf     *gguf;   /* GGUF: the open file                                   */
     void               **owned;  /* buffers made at load (f32 norms, dequantized, permuted) */
     size_t               n_owned, cap_owned;
+    int                  mat_dtype; /* dtype of the matrices as stored; -1 none yet, -2 mixed */
 };
 
 /* A tensor as found in a file, before conversion. */
@@ -149,6 +150,10 @@ static enum wgf_status get_tensor(struct wgf_llm_model *m, const char *name, int
         return wgf_fail(err, WGF_ERR_FORMAT, "%s: tensor '%s': shape %s does not match the config (expected %s)", r.file, name, got, exp);
     }
     snprintf(out->name, sizeof out->name, "%s", name);
+    if (cols) { /* matrices decide the model's source dtype ("mixed" when they differ) */
+        int *md = &m->priv->mat_dtype;
+        *md     = *md == -1 ? (int)r.dtype : *md == (int)r.dtype ? *md : -2;
+    }
     out->n_dims = want_dims;
     for (int i = 0; i < WGF_TENSOR_MAX_DIMS; i++) out->shape[i] = i < want_dims ? want[i] : 1;
     uint64_t nel = (uint64_t)rows * (uint64_t)(cols ? cols : 1); /* both <= 2^24 (config limits) */
@@ -256,11 +261,8 @@ static enum wgf_status load_weights(struct wgf_llm_model *m, struct wgf_err *err
     }
 #undef T
     /* source dtype: the matrices' common dtype as stored in the file */
-    if (!m->cfg.source_dtype[0] || gguf) {
-        struct raw r;
-        const char *probe = gguf ? "blk.0.ffn_down.weight" : "model.layers.0.mlp.down_proj.weight";
-        if (find_raw(m, probe, &r) && r.n_dims > 0) snprintf(m->cfg.source_dtype, sizeof m->cfg.source_dtype, "%s", wgf_dtype_str(r.dtype));
-    }
+    int md = m->priv->mat_dtype;
+    snprintf(m->cfg.source_dtype, sizeof m->cfg.source_dtype, "%s", md >= 0 ? wgf_dtype_str((enum wgf_dtype)md) : "mixed");
     return WGF_OK;
 }
 
@@ -515,6 +517,7 @@ enum wgf_status wgf_llm_model_load(const char *path, struct wgf_llm_model **out,
         free(m);
         return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", path);
     }
+    m->priv->mat_dtype = -1;
     snprintf(m->path, sizeof m->path, "%s", path);
     struct wgf_err  local;
     struct wgf_err *e = err ? err : &local;
@@ -545,6 +548,7 @@ enum wgf_status wgf__llm_model_load_gguf_mem(const void *data, size_t size, cons
         free(m);
         return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", name);
     }
+    m->priv->mat_dtype = -1;
     snprintf(m->path, sizeof m->path, "%s", name);
     m->format          = WGF_LLM_FORMAT_GGUF;
     struct wgf_err  local;

@@ -348,12 +348,34 @@ static void test_gguf_vocab(struct wgf_t *t)
     }
 }
 
+/* Rows that are not a multiple of 32 stay f16 in a Q8_0/Q4_0 GGUF (as llama.cpp does):
+ * the model loads, and says "mixed". */
+static void test_mixed(struct wgf_t *t)
+{
+    struct wgf_test_model_spec s;
+    wgf_test_model_spec_default(&s, WGF_ARCH_LLAMA);
+    s.hidden_dim = 48; /* ffn_down rows of 48 columns: not quantizable */
+    char dir[512], p[700];
+    wgf_t_tmpdir("llm_files_mixed", dir, sizeof dir);
+    snprintf(p, sizeof p, "%s/hf", dir);
+    struct wgf_llm_model *ref = write_load(t, &s, WGF_TEST_MODEL_HF, WGF_DT_F32, 1, p);
+    snprintf(p, sizeof p, "%s/q4_0.gguf", dir);
+    struct wgf_llm_model *m = write_load(t, &s, WGF_TEST_MODEL_GGUF, WGF_DT_Q4_0, 0, p);
+    if (ref && m)
+        wgf_t_check(t, !strcmp(m->cfg.source_dtype, "mixed") && m->weights.layers[0].w_down.dtype == WGF_DT_F16 &&
+                           same_weights(t, "mixed q4_0/f16 == hf_f32", m, ref, WGF_DT_Q4_0),
+                    "mixed-dtype GGUF", "source dtype %s, w_down %s", m->cfg.source_dtype, wgf_dtype_str(m->weights.layers[0].w_down.dtype));
+    wgf_llm_model_free(m);
+    wgf_llm_model_free(ref);
+}
+
 int main(void)
 {
     struct wgf_t t = {0};
     test_dtype(&t);
     test_config(&t);
     test_gguf_vocab(&t);
+    test_mixed(&t);
     test_formats(&t, WGF_ARCH_LLAMA, WGF_ROPE_SCALING_NONE);
     test_formats(&t, WGF_ARCH_QWEN2, WGF_ROPE_SCALING_NONE);
     test_formats(&t, WGF_ARCH_PHI3, WGF_ROPE_SCALING_NONE);
