@@ -76,8 +76,13 @@ enum wgf_status wgf_bench_dispatch_table(const struct wgf_dispatch_report *r, ch
     if (r->f16_skip[0]) fprintf(f, "SKIP f16: %s\n", r->f16_skip);
     else fprintf(f, "f16 kernel: %s%s\n", r->f16_kernel,
                  strcmp(r->f16_kernel, "tiny_f16") == 0 ? " (shader-f16)" : " (halves packed in u32, f32 math: no shader-f16 needed)");
-    fprintf(f, "\nsingle-op / sequential (f32: wait_each single-op over one_pass slope): %.1fx  (%.2f / %.2f us)\n",
-            r->single_over_sequential, r->single_op_us, r->sequential_us);
+    if (isfinite(r->single_over_sequential))
+        fprintf(f, "\nsingle-op / sequential (f32: wait_each single-op over one_pass slope): %.1fx  (%.2f / %.2f us)\n",
+                r->single_over_sequential, r->single_op_us, r->sequential_us);
+    else
+        fprintf(f, "\nsingle-op / sequential: n/a (one_pass slope %.2f us: noise swamped the per-dispatch cost; "
+                   "rerun with more --reps on a quieter machine)\n",
+                r->sequential_us);
     fprintf(f, "paper (Dawn/Vulkan, RTX 5090): %.1fx  (%.1f / %.1f us)\n", WGF__PAPER_SINGLE_US / WGF__PAPER_SEQ_US,
             WGF__PAPER_SINGLE_US, WGF__PAPER_SEQ_US);
     const struct wgf_dispatch_mode_result *one = &r->mode[0][WGF_MODE_ONE_PASS];
