@@ -289,8 +289,12 @@ int wgf_report_bench_section(FILE *out, wgf_ctx *ctx)
                     x->single_op_us.median);
         }
     if (r->f16_skip[0]) fprintf(out, "  SKIP f16: %s\n", r->f16_skip);
-    fprintf(out, "single-op / sequential: %.1fx (%.2f / %.2f us; paper, Dawn/Vulkan RTX 5090: 20.9x)\n",
-            r->single_over_sequential, r->single_op_us, r->sequential_us);
+    if (r->single_over_sequential > 0)
+        fprintf(out, "single-op / sequential: %.1fx (%.2f / %.2f us; paper, Dawn/Vulkan RTX 5090: 20.9x)\n",
+                r->single_over_sequential, r->single_op_us, r->sequential_us);
+    else
+        fprintf(out, "single-op / sequential: n/a (one_pass slope %.2f us: too noisy here; single-op %.2f us)\n",
+                r->sequential_us, r->single_op_us);
     if (r->has_gpu_time)
         fprintf(out, "GPU time per dispatch (timestamps, in one pass): %.2f us%s%s\n", r->gpu_amortized_us.median,
                 r->gpu_time_note[0] ? "  " : "", r->gpu_time_note);
