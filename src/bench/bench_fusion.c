@@ -12,7 +12,8 @@
  *      experiment says how); the sample is the marginal cost per iteration,
  *      (t(2n) - t(n)) / n — the sequential method of the dispatch bench. Speedup = median of
  *      variant 0 (the unfused baseline) / median of the variant.
- * All GPU objects are created before the timed loop; the loop only records and submits. */
+ * All GPU objects are created before the timed loop; the loop only records and submits
+ * (except the pooling experiment's fresh_buffers variant, whose point is to create them). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
