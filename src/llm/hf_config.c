@@ -173,7 +173,7 @@ static enum wgf_status parse_root(struct jctx *c, const json_t *root, struct wgf
     float prf     = 1.0f;
     if ((st = j_num(c, root, "partial_rotary_factor", 1e-3, 1.0, &prf))) return st;
     if (prf != 1.0f) {
-        cfg->rope_dim = (int)(cfg->head_dim * prf);
+        cfg->rope_dim = (int)((float)cfg->head_dim * prf);
         if (cfg->rope_dim < 2 || cfg->rope_dim % 2) return wgf_fail(c->err, WGF_ERR_FORMAT, "%s: partial_rotary_factor %g gives an odd rotary dim", c->path, prf);
     }
     const json_t *act = json_object_get(root, "hidden_act");
