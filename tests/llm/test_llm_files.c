@@ -369,6 +369,47 @@ static void test_mixed(struct wgf_t *t)
     wgf_llm_model_free(ref);
 }
 
+/* A safetensors file whose header length is odd puts every tensor at an odd address:
+ * the loader copies those into aligned buffers and the weights are unchanged. */
+static void test_unaligned(struct wgf_t *t)
+{
+    struct wgf_test_model_spec s;
+    wgf_test_model_spec_default(&s, WGF_ARCH_QWEN2);
+    char dir[512], a[700], b[700], f[800];
+    wgf_t_tmpdir("llm_files_unaligned", dir, sizeof dir);
+    snprintf(a, sizeof a, "%s/aligned", dir);
+    snprintf(b, sizeof b, "%s/odd", dir);
+    struct wgf_llm_model *ref = write_load(t, &s, WGF_TEST_MODEL_HF, WGF_DT_F16, 1, a);
+    struct wgf_llm_model *m   = write_load(t, &s, WGF_TEST_MODEL_HF, WGF_DT_F16, 1, b);
+    wgf_llm_model_free(m);
+    m = NULL;
+    snprintf(f, sizeof f, "%s/model.safetensors", b);
+    FILE *fp = fopen(f, "rb");
+    fseek(fp, 0, SEEK_END);
+    size_t n = (size_t)ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    uint8_t *buf = malloc(n + 1);
+    if (fread(buf, 1, n, fp) != n) n = 0;
+    fclose(fp);
+    uint64_t hl = 0;
+    for (int i = 7; i >= 0; i--) hl = (hl << 8) | buf[i];
+    memmove(buf + 8 + hl + 1, buf + 8 + hl, n - 8 - hl);
+    buf[8 + hl] = ' '; /* JSON allows trailing whitespace */
+    hl++;
+    for (int i = 0; i < 8; i++) buf[i] = (uint8_t)(hl >> (8 * i));
+    fp = fopen(f, "wb");
+    fwrite(buf, 1, n + 1, fp);
+    fclose(fp);
+    free(buf);
+    struct wgf_err e = {0};
+    bool ok = ref && wgf_llm_model_load(b, &m, &e) == WGF_OK;
+    if (wgf_t_check(t, ok, "odd-offset safetensors loads", "%s", e.msg))
+        wgf_t_check(t, ((uintptr_t)m->weights.layers[0].wq.data & 1) == 0 && same_weights(t, "odd offsets == aligned", m, ref, WGF_DT_F32),
+                    "odd-offset tensors copied aligned, same values", "wq at %p", m->weights.layers[0].wq.data);
+    wgf_llm_model_free(m);
+    wgf_llm_model_free(ref);
+}
+
 int main(void)
 {
     struct wgf_t t = {0};
@@ -376,6 +417,7 @@ int main(void)
     test_config(&t);
     test_gguf_vocab(&t);
     test_mixed(&t);
+    test_unaligned(&t);
     test_formats(&t, WGF_ARCH_LLAMA, WGF_ROPE_SCALING_NONE);
     test_formats(&t, WGF_ARCH_QWEN2, WGF_ROPE_SCALING_NONE);
     test_formats(&t, WGF_ARCH_PHI3, WGF_ROPE_SCALING_NONE);
