@@ -125,12 +125,13 @@ static enum wgf_status tokenizer_only(const char *path, struct wgf_tokenizer **t
 static void run_usage(FILE *f)
 {
     fprintf(f,
-            "usage: wgfuse run -m PATH [-p PROMPT | --tokens 1,2,3] [-n N] [--temp T] [--top-k K] [--top-p P]\n"
+            "usage: wgfuse run -m PATH [-p PROMPT | -f FILE | --tokens 1,2,3] [-n N] [--temp T] [--top-k K] [--top-p P]\n"
             "                  [--repeat-penalty R] [--repeat-last-n N] [--seed S] [--ctx C] [--threads N]\n"
             "                  [--system TEXT] [--no-template] [--parse-special] [--stop STR]... [--ignore-eos]\n"
             "                  [--logits-out FILE.npy]\n"
             "  -m, --model PATH       Hugging Face directory (config.json + safetensors) or .gguf file\n"
             "  -p, --prompt TEXT      user text; wrapped in the model's chat template unless --no-template\n"
+            "  -f, --file PATH        read the prompt text from a file (at most 64 MiB)\n"
             "  --tokens IDS           prompt as token ids (no tokenizer needed; no template, no BOS added)\n"
             "  -n, --n-predict N      tokens to generate (default 128; 0 = only evaluate the prompt)\n"
             "  --temp T               temperature, 0 = greedy (default 0.8)\n"
@@ -147,7 +148,7 @@ static void run_usage(FILE *f)
 }
 
 struct run_opts {
-    const char *model, *prompt, *system, *tokens, *logits_out;
+    const char *model, *prompt, *prompt_file, *system, *tokens, *logits_out;
     long        n_predict, ctx, threads, top_k, repeat_last_n, seed;
     double      temp, top_p, repeat_penalty;
     bool        no_template, parse_special, ignore_eos;
@@ -176,6 +177,9 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
         } else if (!strcmp(a, "-p") || !strcmp(a, "--prompt")) {
             VAL();
             o->prompt = v;
+        } else if (!strcmp(a, "-f") || !strcmp(a, "--file")) {
+            VAL();
+            o->prompt_file = v;
         } else if (!strcmp(a, "--system")) {
             VAL();
             o->system = v;
@@ -243,8 +247,8 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
         wgf_cli_error("run: -m PATH is required");
         return 2;
     }
-    if (o->prompt && o->tokens) {
-        wgf_cli_error("run: give -p or --tokens, not both");
+    if ((o->prompt != NULL) + (o->prompt_file != NULL) + (o->tokens != NULL) > 1) {
+        wgf_cli_error("run: give one of -p, -f and --tokens");
         return 2;
     }
     return 0;
@@ -305,6 +309,36 @@ int wgf_cmd_run(int argc, char **argv)
 
     /* --tokens is parsed before the model loads so a malformed list is a usage error */
     if (o.tokens && !parse_ids("--tokens", o.tokens, &ids, &n_ids)) return 2;
+    char  *file_text = NULL;
+    size_t file_len  = 0;
+    if (o.prompt_file) {
+        /* no tokenizer splits more than a few hundred bytes into one token, and no context
+         * here exceeds 2^24 tokens, so past 64 MiB the prompt cannot fit: refuse before
+         * reading (a 2 GiB file is not read into memory) */
+        struct stat st;
+        FILE       *f = NULL;
+        errno         = 0;
+        if (stat(o.prompt_file, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fopen(o.prompt_file, "rb"))) {
+            wgf_cli_error("%s: %s", o.prompt_file, errno ? strerror(errno) : "not a regular file");
+            return 1;
+        }
+        if (st.st_size > (64 << 20)) {
+            fclose(f);
+            wgf_cli_error("%s: %lld bytes of prompt: more tokens than any ctx (limit 64 MiB)", o.prompt_file,
+                          (long long)st.st_size);
+            return 1;
+        }
+        file_text = malloc((size_t)st.st_size + 1);
+        file_len  = file_text ? fread(file_text, 1, (size_t)st.st_size, f) : 0;
+        int bad   = !file_text || ferror(f);
+        fclose(f);
+        if (bad) {
+            free(file_text);
+            wgf_cli_error("%s: cannot read", o.prompt_file);
+            return 1;
+        }
+        file_text[file_len] = 0;
+    }
     if (wgf_llm_model_load(o.model, &m, &err) != WGF_OK) {
         wgf_cli_error("%s", err.msg);
         goto out;
@@ -320,12 +354,12 @@ int wgf_cmd_run(int argc, char **argv)
                           o.model);
             goto out;
         }
-        const char            *text  = o.prompt ? o.prompt : "";
+        const char            *text  = file_text ? file_text : o.prompt ? o.prompt : "";
         unsigned               flags = WGF_TOK_ADD_BOS | (o.parse_special ? WGF_TOK_PARSE_SPECIAL : 0);
         enum wgf_chat_template kind  = o.no_template ? WGF_CHAT_NONE : wgf_chat_template_detect(tok, wgf_arch_str(c->arch));
         enum wgf_status        s;
         if (kind != WGF_CHAT_NONE) s = wgf_chat_template_encode(tok, kind, o.system, text, flags, &ids, &n_ids, &err);
-        else s = wgf_tokenizer_encode_ex(tok, text, strlen(text), flags, &ids, &n_ids, &err);
+        else s = wgf_tokenizer_encode_ex(tok, text, file_text ? file_len : strlen(text), flags, &ids, &n_ids, &err);
         if (s != WGF_OK) {
             wgf_cli_error("%s", err.msg);
             goto out;
@@ -410,6 +444,7 @@ int wgf_cmd_run(int argc, char **argv)
                 stats.stop_reason ? stats.stop_reason : "-", be.name, bo.n_threads, n_ctx);
     rc = 0;
 out:
+    free(file_text);
     if (io.npy_open) wgf_npy_writer_abort(&io.npy);
     wgf_sampler_free(&smp);
     wgf_llm_backend_close(&be);

@@ -155,6 +155,26 @@ int main(void)
     wgf_t_check(&t, o.rc == 1 && strstr(o.se, "9 tokens > ctx 8"), "prompt 9 tokens, --ctx 8 -> 'N tokens > ctx M'", "rc %d: %s",
                 o.rc, o.se);
 
+    /* -f: a sparse 3 GiB prompt file is refused without reading it; 3000 'a' > ctx 256 */
+    snprintf(p, sizeof p, "%s/huge.txt", dir);
+    if (truncate(p, 0) == 0 || close(open(p, O_WRONLY | O_CREAT, 0644)) == 0) {
+        if (truncate(p, 3LL << 30) == 0) {
+            snprintf(a, sizeof a, "run -m '%s' -f '%s'", hf, p);
+            run(&o, a);
+            wgf_t_check(&t, o.rc == 1 && strstr(o.se, p) && strstr(o.se, "ctx"), "-f 3 GiB prompt -> exit 1, names file and ctx",
+                        "rc %d: %s", o.rc, o.se);
+        }
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s/a.txt", dir);
+    FILE *fa = fopen(p, "wb");
+    for (int i = 0; fa && i < 3000; i++) fputc('a', fa);
+    if (fa) fclose(fa);
+    snprintf(a, sizeof a, "run -m '%s' -f '%s' --no-template", hf, p);
+    run(&o, a);
+    wgf_t_check(&t, o.rc == 1 && strstr(o.se, "tokens > ctx 256"), "-f 3000 bytes into ctx 256 -> 'N tokens > ctx'", "rc %d: %s",
+                o.rc, o.se);
+
     /* tokenize: JSON array; --detokenize round trip; special text stays text */
     snprintf(a, sizeof a, "tokenize -m '%s' -p 'Hello world, héllo 🙂' --no-bos", hf);
     run(&o, a);
