@@ -649,7 +649,7 @@ static enum wgf_status ref_forward(struct wgf_llm_backend *b, const int32_t *tok
         wgf_llm_rope_inv_freq(&r->c, seq, r->inv_freq, &r->rope_scale);
         r->rope_seq = seq;
     }
-    const size_t V = r->c.vocab_size;
+    const size_t V = (size_t)r->c.vocab_size;
     for (uint32_t done = 0; done < n;) {
         uint32_t chunk = n - done < REF_UBATCH ? n - done : REF_UBATCH;
         bool     last  = done + chunk == n;
