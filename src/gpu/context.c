@@ -385,6 +385,16 @@ enum wgf_status wgf_ctx_create(const struct wgf_gpu_options *opt_in, wgf_ctx **o
 
     WGPUDeviceDescriptor dd;
     memset(&dd, 0, sizeof dd);
+    /* Dawn rounds timestamps to 2^16 ns by default (a browser's timing-attack defence); a
+     * benchmark needs the real values. Only Dawn knows this chained struct: we recognise Dawn
+     * by its ForceLoss extension. */
+    static const char *const no_quantize[] = {"timestamp_quantization"};
+    WGPUDawnTogglesDescriptor toggles;
+    memset(&toggles, 0, sizeof toggles);
+    toggles.chain.sType         = WGPUSType_DawnTogglesDescriptor;
+    toggles.disabledToggleCount = 1;
+    toggles.disabledToggles     = no_quantize;
+    if (ctx->p.DeviceForceLoss) dd.nextInChain = &toggles.chain;
     dd.label                = wgf__sv("wgfuse device");
     dd.requiredFeatureCount = nf;
     dd.requiredFeatures     = feats;

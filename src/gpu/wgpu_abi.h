@@ -120,7 +120,9 @@ typedef enum WGPURequestDeviceStatus {
     WGPURequestDeviceStatus_Error = 3, WGPURequestDeviceStatus_Force32 = 0x7FFFFFFF
 } WGPURequestDeviceStatus;
 typedef enum WGPUSType {
-    WGPUSType_ShaderSourceWGSL = 0x02, WGPUSType_Force32 = 0x7FFFFFFF
+    WGPUSType_ShaderSourceWGSL = 0x02,
+    WGPUSType_DawnTogglesDescriptor = 0x0005000A, /* Dawn extension */
+    WGPUSType_Force32 = 0x7FFFFFFF
 } WGPUSType;
 typedef enum WGPUStatus { WGPUStatus_Success = 1, WGPUStatus_Error = 2, WGPUStatus_Force32 = 0x7FFFFFFF } WGPUStatus;
 
@@ -274,6 +276,15 @@ typedef struct WGPUDeviceDescriptor {
     WGPUDeviceLostCallbackInfo      deviceLostCallbackInfo;
     WGPUUncapturedErrorCallbackInfo uncapturedErrorCallbackInfo;
 } WGPUDeviceDescriptor;
+
+/* Dawn extension, chained on the device descriptor: named behaviour switches. */
+typedef struct WGPUDawnTogglesDescriptor {
+    WGPUChainedStruct  chain;
+    size_t             enabledToggleCount;
+    const char *const *enabledToggles;
+    size_t             disabledToggleCount;
+    const char *const *disabledToggles;
+} WGPUDawnTogglesDescriptor;
 
 typedef struct WGPUBufferDescriptor {
     WGPUChainedStruct *nextInChain;
