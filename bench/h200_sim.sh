@@ -60,11 +60,12 @@ peers() { # peers NAME sim_peers-args...
   "$PY" "$ROOT/bench/sim_peers.py" --json --gens "$GENS" --runs "$RUNS" --out "$OUT/$name.json" "$@"
 }
 
-# 1. the acceptance row: CartPole-v1, 4,096 x 500, MLP 4-16-2, all three strategies
-step sim_cartpole      wjson sim_cartpole --workload cartpole --pop "$POP" --hidden 16 --strategy fused,chunked:50,per-step
+# 1. the acceptance row: CartPole-v1, 4,096 x 500, MLP 4-16-2, every strategy (fused-wide: the
+#    experimental lane-per-hidden-unit kernel; slower on lavapipe, untried on a GPU)
+step sim_cartpole      wjson sim_cartpole --workload cartpole --pop "$POP" --hidden 16 --strategy fused,fused-wide,chunked:50,per-step
 step peers_cartpole    peers peers_cartpole --workload cartpole --pop "$POP" --hidden 16
 # 2. the other classic-control workloads (their default policies) and Rastrigin
-step sim_classic       wjson sim_classic --workload acrobot,mountaincar --pop "$POP" --strategy fused,chunked:50,per-step
+step sim_classic       wjson sim_classic --workload acrobot,mountaincar --pop "$POP" --strategy fused,fused-wide,chunked:50,per-step
 step peers_classic     peers peers_classic --workload acrobot,mountaincar --pop "$POP"
 step sim_rastrigin     wjson sim_rastrigin --workload rastrigin --pop "$POP" --dim 2000
 step peers_rastrigin   peers peers_rastrigin --workload rastrigin --pop "$POP" --dim 2000

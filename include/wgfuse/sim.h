@@ -62,12 +62,14 @@ const struct wgf_sim_workload_info *wgf_sim_workload_info(enum wgf_sim_workload 
 enum wgf_status wgf_sim_workload_parse(const char *name, enum wgf_sim_workload *out, struct wgf_err *err);
 
 enum wgf_sim_strategy {
-    WGF_SIM_FUSED    = 0,
-    WGF_SIM_CHUNKED  = 1,
-    WGF_SIM_PER_STEP = 2,
+    WGF_SIM_FUSED      = 0,
+    WGF_SIM_CHUNKED    = 1,
+    WGF_SIM_PER_STEP   = 2,
+    WGF_SIM_FUSED_WIDE = 3, /* fused, with a genome's hidden layer spread over a lane each
+                               (sim_episode_wide.wgsl; classic control only)              */
 };
-const char *wgf_sim_strategy_name(enum wgf_sim_strategy s); /* "fused", "chunked", "per-step" */
-/* "fused", "per-step", "chunked" (K = 50), "chunked:K" or "chunked K". */
+const char *wgf_sim_strategy_name(enum wgf_sim_strategy s); /* "fused", "chunked", "per-step", "fused-wide" */
+/* "fused", "fused-wide", "per-step", "chunked" (K = 50), "chunked:K" or "chunked K". */
 enum wgf_status wgf_sim_strategy_parse(const char *s, enum wgf_sim_strategy *out, int *chunk,
                                        struct wgf_err *err);
 

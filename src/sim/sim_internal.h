@@ -10,6 +10,14 @@
 #define WGF_SIM_FIN_STRIDE   64 /* finsim: 16 exposures + 32 feedback + log equity + t, done */
 #define WGF_SIM_PRELUDE_MAX  8192
 
+/* fused-wide: lanes per genome = the smallest power of two >= the hidden width (<= WG). */
+static inline int wgf__sim_lanes(int hidden)
+{
+    int l = 1;
+    while (l < hidden && l < WGF_SIM_WG) l <<= 1;
+    return l;
+}
+
 /* ---- per-environment C references (env_*.c) ---------------------------------------------- */
 void  wgf__cartpole_reset(uint32_t seed, uint32_t gen, uint32_t genome, float s[4]);
 void  wgf__cartpole_obs(const float s[4], float *obs);
@@ -36,6 +44,7 @@ struct wgf_sim {
     int                   n_params;     /* per genome                                       */
     int                   stride;       /* f32 words per state record                       */
     int                   n_chunks;     /* episode dispatches per evaluation                */
+    uint32_t              step_groups;  /* workgroups of one episode dispatch               */
     uint32_t              gen;          /* host mirror of ctl[parity][0]                    */
     int                   parity;       /* params[parity] / ctl[parity] hold the population */
     int                   state_parity; /* state_buf[] the last episode dispatch wrote      */

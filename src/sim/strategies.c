@@ -63,9 +63,12 @@ void wgf__sim_prelude(const wgf_sim *sim, char *buf, size_t cap)
              "const N_FB: u32 = %du;       // outputs fed back as inputs\n"
              "const MAX_STEPS: u32 = %du;  // episode length\n"
              "const STRIDE: u32 = %du;     // f32 words per genome state record\n"
-             "const WG: u32 = %du;         // threads per workgroup\n",
+             "const WG: u32 = %du;         // threads per workgroup\n"
+             "const LANES: u32 = %du;      // fused-wide: lanes per genome, pow2 >= N_HID\n"
+             "const GPW: u32 = %du;        // fused-wide: genomes per workgroup, WG / LANES\n",
              wi->name, c->pop, c->pop, sim->n_params, p->n_in ? p->n_in : 1, p->n_hidden ? p->n_hidden : 1,
-             p->n_out ? p->n_out : 1, wi->n_obs, wi->n_actions, p->n_feedback, c->max_steps, sim->stride, WGF_SIM_WG);
+             p->n_out ? p->n_out : 1, wi->n_obs, wi->n_actions, p->n_feedback, c->max_steps, sim->stride, WGF_SIM_WG,
+             wgf__sim_lanes(p->n_hidden), WGF_SIM_WG / wgf__sim_lanes(p->n_hidden));
 }
 
 /* prelude consts + the named fragments, in order, into a malloc'd string. */
@@ -152,6 +155,8 @@ static enum wgf_status check_config(wgf_ctx *ctx, struct wgf_sim_config *c, stru
     if (c->workload == WGF_SIM_RASTRIGIN && (c->dim < 1 || c->dim > 1000000))
         return wgf_fail(err, WGF_ERR_ARG, "sim: Rastrigin dimension %d out of range", c->dim);
     if (c->strategy == WGF_SIM_CHUNKED && c->chunk < 1) return wgf_fail(err, WGF_ERR_ARG, "sim: chunk %d < 1", c->chunk);
+    if (c->strategy == WGF_SIM_FUSED_WIDE && (c->workload == WGF_SIM_FINSIM || c->workload == WGF_SIM_RASTRIGIN))
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "sim: fused-wide is for classic control (cartpole, acrobot, mountaincar)");
     if (c->ga.elites < 0 || c->ga.elites >= c->pop || c->ga.tournament < 1 || c->ga.tournament > 64 ||
         !(c->ga.mut_rate >= 0 && c->ga.mut_rate <= 1) || !(c->ga.mut_sigma >= 0))
         return wgf_fail(err, WGF_ERR_ARG, "sim: GA settings: elites %d (0..pop-1), tournament %d (1..64), rate %g, sigma %g",
@@ -171,7 +176,8 @@ static enum wgf_status build_episode(wgf_sim *sim, struct wgf_err *err)
         wgf__sim_prelude(sim, consts, sizeof consts);
         struct wgf_pipeline_desc d = {.label = "rastrigin", .wgsl = wgf_kernel_source("rastrigin"), .prelude = consts};
         if ((s = wgf_pipeline_get(sim->ctx, &d, &sim->step)) != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "rastrigin");
-        sim->n_chunks = 1;
+        sim->n_chunks    = 1;
+        sim->step_groups = (uint32_t)c->pop;
         for (int p = 0; p < 2; p++) {
             wgf_buffer *b[2] = {sim->fitness, sim->params[p]};
             for (int q = 0; q < 2; q++)
@@ -181,11 +187,14 @@ static enum wgf_status build_episode(wgf_sim *sim, struct wgf_err *err)
     }
 
     /* CHUNK: steps per dispatch. */
-    int chunk = c->strategy == WGF_SIM_FUSED ? c->max_steps : c->strategy == WGF_SIM_PER_STEP ? 1 : c->chunk;
+    bool wide  = c->strategy == WGF_SIM_FUSED_WIDE;
+    int  chunk = c->strategy == WGF_SIM_FUSED || wide ? c->max_steps : c->strategy == WGF_SIM_PER_STEP ? 1 : c->chunk;
     if (chunk > c->max_steps) chunk = c->max_steps;
     sim->n_chunks = (c->max_steps + chunk - 1) / chunk;
+    int gpw = WGF_SIM_WG / wgf__sim_lanes(sim->pol.n_hidden);
+    sim->step_groups = wide ? (uint32_t)((c->pop + gpw - 1) / gpw) : (uint32_t)((c->pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
     if (c->strategy == WGF_SIM_CHUNKED) snprintf(label, sizeof label, "%s_chunked%d", wi->name, chunk);
-    else snprintf(label, sizeof label, "%s_%s", wi->name, c->strategy == WGF_SIM_FUSED ? "fused" : "per_step");
+    else snprintf(label, sizeof label, "%s_%s", wi->name, wide ? "fused_wide" : c->strategy == WGF_SIM_FUSED ? "fused" : "per_step");
     snprintf(reset_label, sizeof reset_label, "%s_reset", wi->name);
 
     const char *frags[3] = {"sim_rng", "sim_policy", wgf__sim_env_kernel(c->workload)};
@@ -197,9 +206,22 @@ static enum wgf_status build_episode(wgf_sim *sim, struct wgf_err *err)
     struct wgf_constant step_k[2]  = {{"MODE", 1}, {"CHUNK", chunk}};
     struct wgf_pipeline_desc rd = {.label = reset_label, .wgsl = src, .prelude = prelude, .constants = reset_k, .n_constants = 2};
     struct wgf_pipeline_desc sd = {.label = label, .wgsl = src, .prelude = prelude, .constants = step_k, .n_constants = 2};
+    /* fused-wide: its own step kernel (no MODE: reset stays sim_episode's), no policy fragment */
+    const char *wide_frags[2] = {"sim_rng", wgf__sim_env_kernel(c->workload)};
+    char       *wide_prelude  = wide ? wgf__sim_compose(sim, wide_frags, 2, err) : NULL;
+    struct wgf_constant wide_k[1] = {{"CHUNK", chunk}};
+    if (wide) {
+        if (!wide_prelude) {
+            free(prelude);
+            return err ? err->status : WGF_ERR_NOMEM;
+        }
+        sd.wgsl = wgf_kernel_source("sim_episode_wide"), sd.prelude = wide_prelude;
+        sd.constants = wide_k, sd.n_constants = 1;
+    }
     s = wgf_pipeline_get(sim->ctx, &rd, &sim->reset);
     if (s == WGF_OK) s = wgf_pipeline_get(sim->ctx, &sd, &sim->step);
     free(prelude);
+    free(wide_prelude);
     if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, label);
 
     for (int p = 0; p < 2; p++) {
@@ -333,12 +355,11 @@ enum wgf_status wgf_sim_generation_set(wgf_sim *sim, uint32_t gen, struct wgf_er
 enum wgf_status wgf__sim_record_evaluate(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err)
 {
     const int p  = sim->parity;
-    uint32_t  nx = sim->cfg.workload == WGF_SIM_RASTRIGIN ? (uint32_t)sim->cfg.pop
-                                                          : (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
+    uint32_t  nx = (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG); /* reset: a thread per genome */
     enum wgf_status s = WGF_OK;
     if (sim->reset) s = wgf_recorder_dispatch(r, sim->reset, sim->reset_bg[p], nx, 1, 1);
     for (int c = 0; c < sim->n_chunks && s == WGF_OK; c++)
-        s = wgf_recorder_dispatch(r, sim->step, sim->step_bg[p][c & 1], nx, 1, 1);
+        s = wgf_recorder_dispatch(r, sim->step, sim->step_bg[p][c & 1], sim->step_groups, 1, 1);
     if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(sim->step));
     sim->state_parity = sim->n_chunks & 1;
     return WGF_OK;

@@ -38,6 +38,7 @@ const char *wgf_sim_strategy_name(enum wgf_sim_strategy s)
     case WGF_SIM_FUSED: return "fused";
     case WGF_SIM_CHUNKED: return "chunked";
     case WGF_SIM_PER_STEP: return "per-step";
+    case WGF_SIM_FUSED_WIDE: return "fused-wide";
     }
     return "?";
 }
@@ -46,6 +47,7 @@ enum wgf_status wgf_sim_strategy_parse(const char *s, enum wgf_sim_strategy *out
 {
     if (!s) return wgf_fail(err, WGF_ERR_ARG, "sim: strategy missing");
     if (strcmp(s, "fused") == 0) return *out = WGF_SIM_FUSED, WGF_OK;
+    if (strcmp(s, "fused-wide") == 0 || strcmp(s, "fused_wide") == 0) return *out = WGF_SIM_FUSED_WIDE, WGF_OK;
     if (strcmp(s, "per-step") == 0 || strcmp(s, "per_step") == 0) return *out = WGF_SIM_PER_STEP, WGF_OK;
     if (strncmp(s, "chunked", 7) == 0) {
         const char *k = s + 7;
@@ -62,7 +64,7 @@ enum wgf_status wgf_sim_strategy_parse(const char *s, enum wgf_sim_strategy *out
         if (chunk) *chunk = (int)v;
         return WGF_OK;
     }
-    return wgf_fail(err, WGF_ERR_ARG, "sim: unknown strategy '%s' (fused, chunked:K, per-step)", s);
+    return wgf_fail(err, WGF_ERR_ARG, "sim: unknown strategy '%s' (fused, fused-wide, chunked:K, per-step)", s);
 }
 
 const char *wgf__sim_env_kernel(enum wgf_sim_workload w)

@@ -2,7 +2,8 @@
  * reference.
  *
  * fused, chunked K (K = 37: the episode does not divide evenly) and per-step run the same
- * kernel source with a different CHUNK, so returns must be bitwise equal. Over several GA
+ * kernel source with a different CHUNK, so returns must be bitwise equal; fused-wide (its own
+ * kernel, the same arithmetic per value) too. Over several GA
  * generations (evaluate + evolve chained on the GPU) the populations must stay bitwise
  * equal too. Against the C reference an episode is chaotic (a one-ulp difference from a
  * fused multiply-add or the GPU's cos can flip a late action), so the stated tolerance is:
@@ -45,14 +46,16 @@ static void test_workload(struct wgf_t *t, wgf_ctx *ctx, enum wgf_sim_workload w
     const struct wgf_sim_workload_info *wi = wgf_sim_workload_info(w);
     char name[96];
     snprintf(name, sizeof name, "%s%s strategies bitwise", wi->name, feedback > 0 ? " (recurrent)" : "");
-    float f[3][POP];
-    enum wgf_sim_strategy st[3] = {WGF_SIM_FUSED, WGF_SIM_CHUNKED, WGF_SIM_PER_STEP};
-    for (int i = 0; i < 3; i++)
+    float f[4][POP];
+    enum wgf_sim_strategy st[4] = {WGF_SIM_FUSED, WGF_SIM_CHUNKED, WGF_SIM_PER_STEP, WGF_SIM_FUSED_WIDE};
+    int   n  = w == WGF_SIM_FINSIM ? 3 : 4; /* fused-wide: classic control only */
+    for (int i = 0; i < n; i++)
         if (!run(t, ctx, w, st[i], max_steps, feedback, 0, f[i], NULL, name)) return;
     int diff = 0;
-    for (int g = 0; g < POP; g++) diff += memcmp(&f[0][g], &f[1][g], 4) != 0 || memcmp(&f[0][g], &f[2][g], 4) != 0;
-    wgf_t_check(t, diff == 0, name, "%d genomes x %d steps: %d differ between fused / chunked:37 / per-step", POP,
-                max_steps, diff);
+    for (int g = 0; g < POP; g++)
+        for (int i = 1; i < n; i++) diff += memcmp(&f[0][g], &f[i][g], 4) != 0;
+    wgf_t_check(t, diff == 0, name, "%d genomes x %d steps: %d returns differ between fused / chunked:37 / per-step%s",
+                POP, max_steps, diff, n == 4 ? " / fused-wide" : "");
 
     /* against the C reference */
     snprintf(name, sizeof name, "%s%s returns vs C", wi->name, feedback > 0 ? " (recurrent)" : "");
