@@ -6,7 +6,8 @@
 #   bench/h200_sim.sh [OUTDIR]        (default: bench/results/sim-<hostname>-<UTC date>)
 #
 # Environment: WGFUSE (the wgfuse binary; default build/wgfuse, then build-sim/wgfuse),
-# PYTHON (default python3), QUICK=1 for a smoke run (small populations, ~1 minute).
+# PYTHON (default python3), QUICK=1 for a smoke run (small populations, ~1 minute),
+# SIM_GENS / SIM_RUNS to override generations per timed run (10) and runs (3).
 # Writes into OUTDIR: env.txt, sim_<what>.json from wgfuse, peers_<what>.json from
 # bench/sim_peers.py, train_cartpole.txt, market.bin, tables.md (the markdown for
 # bench/RESULTS.md), status.txt (exit code and seconds of each
@@ -30,6 +31,7 @@ if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$NV_ICD" ]; then export VK_DRIVER_FILE
 # finsim 10,000 x 1,500 steps x 246 parameters). QUICK=1 shrinks them for a smoke run.
 POP=4096; FIN_POP=10000; FIN_STEPS=1500; GENS=10; RUNS=3; LENS="10,50,100,200,500"
 if [ "${QUICK:-0}" = 1 ]; then POP=512; FIN_POP=512; FIN_STEPS=200; GENS=3; RUNS=2; LENS="50,500"; fi
+GENS="${SIM_GENS:-$GENS}"; RUNS="${SIM_RUNS:-$RUNS}"   # lower these if the 10-minute command limit bites
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
