@@ -525,6 +525,8 @@ static int cmd_bench(int argc, char **argv)
         json_str(stdout, ad->backend);
         printf(", \"driver\": ");
         json_str(stdout, ad->driver);
+        printf(", \"webgpu_lib\": ");
+        json_str(stdout, wgf_ctx_lib_path(ctx));
         printf(",\n \"metric\": \"generation = evaluate + evolve over the whole population; gen_per_s_noreadback: "
                "generations submitted back to back; gen_per_s_readback: fitness read after every generation; "
                "eval_per_s: reset + episode only\",\n \"results\": [");
