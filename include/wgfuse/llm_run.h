@@ -66,6 +66,20 @@ struct wgf_llm_backend {
  * (converted per row on the fly), pthreads over output rows. A value, copy it then init. */
 extern const struct wgf_llm_backend wgf_llm_backend_ref;
 
+/* cpu-ref probe: called after each role of the forward with that role's output, so a GPU
+ * plan can be checked kernel by kernel against the oracle. Roles, in order:
+ *   "embed" (layer -1); per layer: "attn_norm", "q", "k", "v" (after bias), "q_rope",
+ *   "k_rope", "attention" (before o_proj), "o_proj", "attn_residual", "ffn_norm", "gate",
+ *   "up", "silu_mul", "down", "ffn_residual"; then "final_norm", "logits" (layer -1, only
+ *   for the rows whose logits are computed).
+ * data is (n_rows, width) row-major f32 for positions pos..pos+n_rows-1, borrowed for the
+ * call. Prefill micro-batches (32 tokens) call it once per batch. */
+typedef void (*wgf_llm_probe_fn)(void *user, const char *role, int layer, uint32_t pos, const float *data,
+                                 uint32_t n_rows, uint32_t width);
+/* Install (fn NULL removes) on an initialised cpu-ref backend; WGF_ERR_ARG on any other. */
+enum wgf_status wgf_llm_ref_set_probe(struct wgf_llm_backend *b, wgf_llm_probe_fn fn, void *user,
+                                      struct wgf_err *err);
+
 /* Convenience: copy `proto` into *b and init it on model m. On failure *b is freed. */
 enum wgf_status wgf_llm_backend_open(struct wgf_llm_backend *b, const struct wgf_llm_backend *proto,
                                      const struct wgf_llm_model *m,

@@ -295,6 +295,8 @@ struct ref {
     float                       *inv_freq; /* (rope_dim/2) RoPE inverse frequencies        */
     float                        rope_scale; /* cos/sin multiplier (longrope), else 1      */
     int                          rope_seq;   /* seq_len inv_freq was computed for (-1 none)*/
+    wgf_llm_probe_fn             probe;      /* per-role callback (tests, GPU plan checks) */
+    void                        *probe_user;
 };
 
 /* ---- matmul: y (n, rows) = x (n, cols) . W^T (+ bias) ----------------------------------- */
@@ -407,6 +409,12 @@ WGF_HOT_CLONES static void att_part(void *ctx, uint32_t b, uint32_t e, uint32_t 
  * Writes logits for every row (all_logits) or the last row; none when logits is NULL.
  * ====================================================================================== */
 
+/* after each role: hand its output rows to the probe, if one is installed */
+#define PROBE(role, layer, buf, width)                                                                  \
+    do {                                                                                            \
+        if (r->probe) r->probe(r->probe_user, role, layer, pos, buf, n, width);                     \
+    } while (0)
+
 static enum wgf_status wgf__ref_forward(struct ref *r, const int32_t *tokens, uint32_t n, uint32_t pos,
                                         float *logits, bool all_logits, struct wgf_err *err)
 {
@@ -422,6 +430,7 @@ static enum wgf_status wgf__ref_forward(struct ref *r, const int32_t *tokens, ui
                             pos + i, V);
         wgf_tensor_row_f32(&W->tok_embd, tokens[i], r->x + (size_t)i * dim);
     }
+    PROBE("embed", -1, r->x, dim);
 
     for (uint32_t l = 0; l < (uint32_t)r->c.n_layers; l++) {
         const struct wgf_layer_weights *L  = &W->layers[l];
@@ -430,48 +439,67 @@ static enum wgf_status wgf__ref_forward(struct ref *r, const int32_t *tokens, ui
 
         /* attn_norm: xb = rmsnorm(x) * attn_norm */
         for (uint32_t i = 0; i < n; i++) rmsnorm(r->xb + (size_t)i * dim, r->x + (size_t)i * dim, &L->attn_norm, dim, eps);
+        PROBE("attn_norm", (int)l, r->xb, dim);
         /* qkv (+bias, Qwen2): q = xb.Wq^T + bq, k = xb.Wk^T + bk, v = xb.Wv^T + bv */
         matmul(r, r->q, r->xb, &L->wq, &L->bq, n);
         matmul(r, r->k, r->xb, &L->wk, &L->bk, n);
         matmul(r, r->v, r->xb, &L->wv, &L->bv, n);
+        PROBE("q", (int)l, r->q, r->q_dim);
+        PROBE("k", (int)l, r->k, r->kv_dim);
+        PROBE("v", (int)l, r->v, r->kv_dim);
         /* rope: rotate q and k heads by their position */
         for (uint32_t i = 0; i < n; i++) {
             rope(r, r->q + (size_t)i * r->q_dim, (uint32_t)r->c.n_heads, pos + i);
             rope(r, r->k + (size_t)i * r->kv_dim, (uint32_t)r->c.n_kv_heads, pos + i);
         }
+        PROBE("q_rope", (int)l, r->q, r->q_dim);
+        PROBE("k_rope", (int)l, r->k, r->kv_dim);
         /* kv append: cache[l][pos+i] = k[i], v[i] */
         memcpy(kc, r->k, (size_t)n * r->kv_dim * sizeof *kc);
         memcpy(vc, r->v, (size_t)n * r->kv_dim * sizeof *vc);
         /* attention: att_out = softmax(q.K^T / sqrt(hd), causal) . V, GQA head sharing */
         struct att_job aj = {r, l, pos, (uint32_t)r->c.n_heads};
         pool_run(&r->pool, att_part, &aj, n * aj.n_heads, (uint64_t)n * r->q_dim * (pos + n) * 2);
+        PROBE("attention", (int)l, r->att_out, r->q_dim);
         /* o_proj: xb = att_out.Wo^T */
         matmul(r, r->xb, r->att_out, &L->wo, NULL, n);
+        PROBE("o_proj", (int)l, r->xb, dim);
         /* residual: x += xb */
         for (size_t i = 0; i < (size_t)n * dim; i++) r->x[i] += r->xb[i];
         /* ffn_norm: xb = rmsnorm(x) * ffn_norm */
+        PROBE("attn_residual", (int)l, r->x, dim);
         for (uint32_t i = 0; i < n; i++) rmsnorm(r->xb + (size_t)i * dim, r->x + (size_t)i * dim, &L->ffn_norm, dim, eps);
+        PROBE("ffn_norm", (int)l, r->xb, dim);
         /* gate/up: hb = xb.Wgate^T, hb2 = xb.Wup^T */
         matmul(r, r->hb, r->xb, &L->w_gate, NULL, n);
         matmul(r, r->hb2, r->xb, &L->w_up, NULL, n);
+        PROBE("gate", (int)l, r->hb, hid);
+        PROBE("up", (int)l, r->hb2, hid);
         /* silu*mul: hb = silu(hb) * hb2 */
         for (size_t i = 0; i < (size_t)n * hid; i++) {
             float g = r->hb[i];
             r->hb[i] = g / (1.0f + expf(-g)) * r->hb2[i];
         }
+        PROBE("silu_mul", (int)l, r->hb, hid);
         /* down: xb = hb.Wdown^T */
         matmul(r, r->xb, r->hb, &L->w_down, NULL, n);
+        PROBE("down", (int)l, r->xb, dim);
         /* residual: x += xb */
         for (size_t i = 0; i < (size_t)n * dim; i++) r->x[i] += r->xb[i];
+        PROBE("ffn_residual", (int)l, r->x, dim);
     }
 
     if (!logits) return WGF_OK; /* a prefill micro-batch before the last */
     /* final norm + lm_head: logits = rmsnorm(x) . lm_head^T (every row, or the last) */
     uint32_t first = all_logits ? 0 : n - 1, rows = n - first;
     for (uint32_t i = first; i < n; i++) rmsnorm(r->xb + (size_t)(i - first) * dim, r->x + (size_t)i * dim, &W->out_norm, dim, eps);
+    if (r->probe) r->probe(r->probe_user, "final_norm", -1, pos + first, r->xb, rows, dim);
     matmul(r, logits, r->xb, &W->lm_head, NULL, rows);
+    if (r->probe) r->probe(r->probe_user, "logits", -1, pos + first, logits, rows, V);
     return WGF_OK;
 }
+
+#undef PROBE
 
 /* ======================================================================================
  * Backend glue
@@ -666,6 +694,16 @@ static void ref_reset(struct wgf_llm_backend *b)
 {
     struct ref *r = b->impl;
     if (r) r->rope_seq = -1; /* the cache is overwritten position by position */
+}
+
+enum wgf_status wgf_llm_ref_set_probe(struct wgf_llm_backend *b, wgf_llm_probe_fn fn, void *user, struct wgf_err *err)
+{
+    if (!b || b->forward != ref_forward || !b->impl)
+        return wgf_fail(err, WGF_ERR_ARG, "probe: backend '%s' is not an initialised cpu-ref", b && b->name ? b->name : "?");
+    struct ref *r  = b->impl;
+    r->probe       = fn;
+    r->probe_user  = user;
+    return WGF_OK;
 }
 
 const struct wgf_llm_backend wgf_llm_backend_ref = {

@@ -202,6 +202,69 @@ static void check_conversions(struct wgf_t *t)
     free(dst);
 }
 
+/* ---- probe: roles in order, rows and widths, values tied to the outputs ------------------ */
+struct probe_log {
+    char   roles[64][16];
+    int    layers[64];
+    int    n;
+    float  embed0[64];   /* embed row 0 */
+    float *logits;       /* copy of the probed logits */
+    size_t n_logits;
+    bool   shapes_ok;
+};
+
+static void probe_cb(void *user, const char *role, int layer, uint32_t pos, const float *data, uint32_t n_rows,
+                     uint32_t width)
+{
+    struct probe_log *p = user;
+    if (p->n < 64) {
+        snprintf(p->roles[p->n], sizeof p->roles[0], "%s", role);
+        p->layers[p->n++] = layer;
+    }
+    if (!strcmp(role, "embed") && width <= 64) memcpy(p->embed0, data, width * sizeof *data);
+    if (!strcmp(role, "logits")) {
+        free(p->logits);
+        p->n_logits = (size_t)n_rows * width;
+        p->logits   = malloc(p->n_logits * sizeof *data);
+        memcpy(p->logits, data, p->n_logits * sizeof *data);
+    }
+    if (pos != 0 || n_rows == 0) p->shapes_ok = false;
+}
+
+static void check_probe(struct wgf_t *t)
+{
+    struct tm_dims d  = {.arch = WGF_ARCH_QWEN2, .dim = 32, .hidden = 48, .layers = 1, .heads = 4, .kv_heads = 2,
+                         .head_dim = 8, .vocab = 64, .max_seq = 16, .bias = true, .tied = true, .dtype = WGF_DT_F32};
+    struct tm     *tm = tm_build(&d, 11);
+    struct wgf_llm_backend         b;
+    struct wgf_llm_backend_options opt = {.n_ctx = 16, .n_threads = 1};
+    struct wgf_err                 err = {0};
+    struct probe_log               pl  = {.shapes_ok = true};
+    bool ok = wgf_llm_backend_open(&b, &wgf_llm_backend_ref, &tm->m, &opt, &err) == WGF_OK &&
+              wgf_llm_ref_set_probe(&b, probe_cb, &pl, &err) == WGF_OK;
+    int32_t tok[3] = {5, 6, 7};
+    float   lg[3 * 64];
+    ok = ok && b.forward(&b, tok, 3, 0, lg, true, &err) == WGF_OK;
+    static const char *want[] = {"embed", "attn_norm", "q", "k", "v", "q_rope", "k_rope", "attention", "o_proj",
+                                 "attn_residual", "ffn_norm", "gate", "up", "silu_mul", "down", "ffn_residual",
+                                 "final_norm", "logits"};
+    bool order = pl.n == 18;
+    for (int i = 0; order && i < 18; i++) order = !strcmp(pl.roles[i], want[i]) && pl.layers[i] == ((i == 0 || i >= 16) ? -1 : 0);
+    wgf_t_check(t, ok && order && pl.shapes_ok, "probe: 18 roles in forward order, layer ids, pos 0", "%s n=%d", err.msg, pl.n);
+    float e0[32];
+    wgf_tensor_row_f32(&tm->m.weights.tok_embd, 5, e0);
+    wgf_t_check(t, ok && memcmp(pl.embed0, e0, sizeof e0) == 0, "probe: embed row == tok_embd[5]", NULL);
+    wgf_t_check(t, ok && pl.n_logits == 3 * 64 && memcmp(pl.logits, lg, sizeof lg) == 0, "probe: logits == forward output",
+                NULL);
+    struct wgf_llm_backend fake = b;
+    fake.forward                = NULL;
+    wgf_t_check(t, wgf_llm_ref_set_probe(&fake, probe_cb, &pl, &err) == WGF_ERR_ARG, "probe on a non-cpu-ref backend -> error",
+                "%s", err.msg);
+    free(pl.logits);
+    wgf_llm_backend_close(&b);
+    tm_free(tm);
+}
+
 int main(void)
 {
     struct wgf_t t = {0};
@@ -236,5 +299,6 @@ int main(void)
     check_model(&t, "llama3-8b attention shape", &ls, 6, 2);
     check_threads_invariant(&t);
     check_errors(&t);
+    check_probe(&t);
     return wgf_t_finish(&t);
 }
