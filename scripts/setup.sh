@@ -26,10 +26,11 @@ fi
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
 APT_UPDATED=0
+APT_LOG="${TMPDIR:-/tmp}/wgfuse-setup-apt.log"
 apt_update() {
   if [ "$APT_UPDATED" -eq 0 ]; then
     say "apt-get update"
-    $SUDO apt-get update -qq || die "apt-get update failed (is Debian's archive reachable?)"
+    $SUDO apt-get update -qq >"$APT_LOG" 2>&1 || { tail -5 "$APT_LOG" >&2; die "apt-get update failed (is Debian's archive reachable?)"; }
     APT_UPDATED=1
   fi
 }
@@ -42,8 +43,11 @@ apt_install() {  # apt_install [-t suite] pkg...
   [ "${#missing[@]}" -eq 0 ] && return 0
   apt_update
   say "installing ${missing[*]} ${suite[*]:+(from ${suite[1]})}"
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${suite[@]}" "${missing[@]}" \
-    || die "could not install ${missing[*]}"
+  if ! DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${suite[@]}" "${missing[@]}" \
+        >"$APT_LOG" 2>&1; then
+    tail -20 "$APT_LOG" >&2
+    die "could not install ${missing[*]} (full log: $APT_LOG)"
+  fi
 }
 
 is_debian() { [ -r /etc/os-release ] && . /etc/os-release && [ "${ID:-}" = "debian" ]; }
@@ -77,7 +81,7 @@ if command -v apt-get >/dev/null 2>&1 && ! mesa_ok; then
     fi
     apt_install -t bookworm-backports mesa-vulkan-drivers
     # The package may have been installed from bookworm before: upgrade it to backports'.
-    mesa_ok || { apt_update; DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq -t bookworm-backports mesa-vulkan-drivers; }
+    mesa_ok || { apt_update; DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq -t bookworm-backports mesa-vulkan-drivers >"$APT_LOG" 2>&1; }
   else
     apt_install mesa-vulkan-drivers
   fi
@@ -91,7 +95,7 @@ if ! sha_ok; then
   say "fetching Dawn: npm pack $DAWN_PKG"
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  (cd "$tmp" && npm pack --silent "$DAWN_PKG" >/dev/null) || die "npm pack $DAWN_PKG failed"
+  (cd "$tmp" && npm pack --silent "$DAWN_PKG" >"$tmp/npm.log" 2>&1) || { tail -5 "$tmp/npm.log" >&2; die "npm pack $DAWN_PKG failed"; }
   tar -xzf "$tmp"/*.tgz -C "$tmp" package/libwebgpu_wrapper.so || die "tarball lacks package/libwebgpu_wrapper.so"
   echo "$DAWN_SHA256  $tmp/package/libwebgpu_wrapper.so" | sha256sum -c --quiet - \
     || die "sha256 of libwebgpu_wrapper.so does not match the pinned $DAWN_SHA256"
