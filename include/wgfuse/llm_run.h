@@ -118,7 +118,7 @@ void wgf_sampler_free(struct wgf_sampler *s);
 /* Pick the next token from logits (n_vocab floats; modified in place by the penalty).
  * history: the tokens so far (prompt and generated) for the repetition penalty; may be
  * NULL when n_history is 0. Non-finite logits count as -inf; all of them -inf ->
- * WGF_ERR_FORMAT. The same seed and inputs give the same token on every platform. */
+ * WGF_ERR_FORMAT. The same seed and inputs give the same token on every run. */
 enum wgf_status wgf_sampler_sample(struct wgf_sampler *s, float *logits, const int32_t *history,
                                    size_t n_history, int32_t *out, struct wgf_err *err);
 

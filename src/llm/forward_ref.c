@@ -7,8 +7,10 @@
  *   - weights are read in their stored dtype (f32 / f16 / bf16 straight from the file
  *     mapping; anything else through wgf_tensor_row_f32) and converted one row at a time;
  *     no second copy of the model is ever made;
- *   - every dot product accumulates in f32 with 8 interleaved partial sums (summed
- *     pairwise at the end), RMSNorm and softmax in f32, like HF's f32 path;
+ *   - every dot product accumulates in f32 in 16 lanes (summed in a fixed tree at the
+ *     end), RMSNorm and softmax in f32, like HF's f32 path; no FMA contraction in our
+ *     code, so only libm's expf/cosf/sinf (which glibc picks per CPU) can move a last bit
+ *     between hosts;
  *   - RoPE is rotate-half (HF / NEOX): pair (i, i + rope_dim/2), angle = (float)pos *
  *     inv_freq[i] in f32 then cosf/sinf, as HF computes it in f32.
  *
@@ -17,7 +19,10 @@
  * one thread in a fixed order, so the logits are bit-identical for any --threads.
  *
  * Prefill runs in micro-batches of REF_UBATCH tokens: each weight row is converted once
- * and applied to every token of the micro-batch. */
+ * and applied to every token of the micro-batch. Prefill and token-by-token decode give
+ * the same bits (tests/llm/test_forward.c).
+ *
+ * A probe (wgf_llm_ref_set_probe) sees every role's output, for kernel-by-kernel checks. */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -158,8 +163,7 @@ static void pool_run(struct pool *p, pool_fn fn, void *ctx, uint32_t items, uint
 /* Rows are converted and dotted 8 lanes at a time with GCC/Clang vector extensions
  * (SSE2 pairs on the x86-64 baseline, one AVX register where the compiler may use it).
  * Lane-wise IEEE ops give the same bits on every ISA; no FMA contraction happens in ISO C
- * mode (-std=c11 implies -ffp-contract=off), so the oracle's results do not depend on the
- * host CPU. Measured on the 2-vCPU EPYC dev VM, Qwen2.5-0.5B shapes in bf16: the scalar
+ * mode (-std=c11 implies -ffp-contract=off), so the matmuls do not depend on the host CPU. Measured on the 2-vCPU EPYC dev VM, Qwen2.5-0.5B shapes in bf16: the scalar
  * convert-then-dot loop ran at 0.8 tok/s; this version is in docs/llm.md. */
 typedef float    v8f __attribute__((vector_size(32)));
 typedef uint32_t v8u __attribute__((vector_size(32)));

@@ -5,7 +5,8 @@
  *   -> top-p -> one uniform draw from the seeded stream.
  * Determinism: candidates are ordered by (logit desc, id asc), so ties never depend on the
  * sort implementation; the softmax and the cumulative sums run in double in that fixed
- * order; one RNG draw per sampled token. The same seed gives the same tokens anywhere. */
+ * order; one RNG draw per sampled token. The same seed and logits give the same token on
+ * every run (across hosts only libm's exp could move a last bit). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
