@@ -9,6 +9,7 @@
  *                          genome, genome copied to private memory, all steps in a loop)
  *               chunked K  K steps per dispatch, state ping-ponging between state_buf[2]
  *               per-step   one dispatch per time step (chunked with K = 1)
+ *               fused-wide fused, a thread per hidden unit of each genome (experimental)
  *   evolve    one dispatch: elitism + tournament selection + uniform crossover + gaussian
  *             mutation (GA), or the OpenAI-ES sample/rank/Adam-update (es.c)
  *
@@ -19,6 +20,7 @@
  * Every workload has a plain-C reference with the same f32 arithmetic order; the GPU may
  * contract a*b+c into fma and its sin/cos differ from libm's, so C vs GPU agreement is
  * checked within a stated tolerance per step (tests/sim/), and bitwise across strategies.
+ * Definitions (metric, workloads, the synthetic price path): docs/sim.md.
  *
  * Library calls return enum wgf_status with the message in *err; they never print. */
 #ifndef WGFUSE_SIM_H
