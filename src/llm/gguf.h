@@ -129,6 +129,14 @@ struct wgf_tok_spec;
  * NUL bytes in a string, unsupported tokenizer.ggml.model. */
 enum wgf_status wgf_gguf_tok_spec(const struct wgf_gguf *g, struct wgf_tok_spec *spec, void **storage, struct wgf_err *err);
 
+/* ---- conversion ----------------------------------------------------------------------- */
+/* Write a loaded model (any format) as GGUF v3 with llama.cpp's names and conventions;
+ * matrices in `dtype` (q8_0/q4_0 fall back to f16 for rows not a multiple of 32), 1-D
+ * tensors f32. Tokenizer metadata other than BOS/EOS ids is not copied. Needs about the
+ * output size in RAM. */
+enum wgf_status wgf_llm_model_save_gguf(const struct wgf_llm_model *m, const char *path, enum wgf_dtype dtype,
+                                        struct wgf_err *err);
+
 /* ---- writer (test models) --------------------------------------------------------------
  * Collects metadata and tensors in memory, then writes a GGUF v3 file. Tensor data is
  * copied in already encoded (see wgf_dtype_encode in dtype.c). */

@@ -189,6 +189,20 @@ static void test_formats(struct wgf_t *t, enum wgf_arch arch, enum wgf_rope_scal
             wgf_t_check(t, m->weights.layers[0].wv.dtype == WGF_DT_F16 && m->weights.tok_embd.dtype == WGF_DT_F16, "f16 stays f16", "%s", p);
         wgf_llm_model_free(m);
     }
+    /* conversion of the loaded HF model back to GGUF (llama.cpp conventions) loads equal */
+    static const enum wgf_dtype conv[] = {WGF_DT_F32, WGF_DT_F16, WGF_DT_Q8_0};
+    for (size_t i = 0; i < sizeof conv / sizeof conv[0]; i++) {
+        snprintf(p, sizeof p, "%s/converted_%s.gguf", dir, wgf_dtype_str(conv[i]));
+        struct wgf_err        e = {0};
+        struct wgf_llm_model *m = NULL;
+        char                  what[160];
+        snprintf(what, sizeof what, "%s rope%d hf_f32 -> %s.gguf", wgf_arch_str(arch), (int)rope, wgf_dtype_str(conv[i]));
+        if (!wgf_t_check(t, wgf_llm_model_save_gguf(ref, p, conv[i], &e) == WGF_OK && wgf_llm_model_load(p, &m, &e) == WGF_OK, what, "%s",
+                         e.msg))
+            continue;
+        wgf_t_check(t, same_config(t, what, &m->cfg, &ref->cfg) && same_weights(t, what, m, ref, conv[i]), what, "weights");
+        wgf_llm_model_free(m);
+    }
     wgf_llm_model_free(ref);
 }
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "harness.h"
+#include "llm/gguf.h"
 #include "wgfuse/llm.h"
 
 static bool all_finite(const struct wgf_tensor *t)
@@ -64,6 +65,41 @@ int main(void)
     }
     wgf_t_check(&t, fin, "stories260k weights finite", "non-finite weight found");
     wgf_llm_model_touch(m);
+
+    /* HF -> GGUF (Llama q/k permuted as llama.cpp does) -> load: F32 bit-identical, Q8_0
+     * within half a quantization step plus the f16 scale's rounding (0.0045 max|row|) */
+    char tmp[512], p[700];
+    wgf_t_tmpdir("llm_files_stories", tmp, sizeof tmp);
+    static const enum wgf_dtype dts[] = {WGF_DT_F32, WGF_DT_Q8_0};
+    for (int d = 0; d < 2; d++) {
+        snprintf(p, sizeof p, "%s/stories260k-%s.gguf", tmp, wgf_dtype_str(dts[d]));
+        struct wgf_llm_model *g = NULL;
+        if (!wgf_t_check(&t, wgf_llm_model_save_gguf(m, p, dts[d], &e) == WGF_OK && wgf_llm_model_load(p, &g, &e) == WGF_OK,
+                         "stories260k -> gguf -> load", "%s", e.msg))
+            continue;
+        double worst = 0;
+        const struct wgf_tensor *pairs[][2] = {{&g->weights.tok_embd, &w->tok_embd}, {&g->weights.layers[2].wq, &w->layers[2].wq},
+                                               {&g->weights.layers[2].wk, &w->layers[2].wk}, {&g->weights.layers[4].w_down, &w->layers[4].w_down}};
+        for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+            int64_t rows = wgf_tensor_nrows(pairs[i][1]), cols = wgf_tensor_ncols(pairs[i][1]);
+            float  *x = malloc((size_t)cols * sizeof *x), *y = malloc((size_t)cols * sizeof *y);
+            for (int64_t r = 0; r < rows; r++) {
+                wgf_tensor_row_f32(pairs[i][0], r, x);
+                wgf_tensor_row_f32(pairs[i][1], r, y);
+                float mx = 0;
+                for (int64_t k = 0; k < cols; k++) mx = fmaxf(mx, fabsf(y[k]));
+                for (int64_t k = 0; k < cols; k++) {
+                    double ex = fabs((double)x[k] - y[k]) - (dts[d] == WGF_DT_F32 ? 0 : 0.0045 * mx);
+                    if (ex > worst) worst = ex;
+                }
+            }
+            free(x);
+            free(y);
+        }
+        wgf_t_check(&t, worst <= 0 && g->cfg.tie_embeddings && g->cfg.n_kv_heads == 4 && g->cfg.bos_id == 1,
+                    dts[d] == WGF_DT_F32 ? "stories260k gguf F32 == hf" : "stories260k gguf Q8_0 ~= hf", "worst excess %.3g", worst);
+        wgf_llm_model_free(g);
+    }
     wgf_llm_model_free(m);
     return wgf_t_finish(&t);
 }

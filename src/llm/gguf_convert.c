@@ -1,0 +1,142 @@
+/* wgfuse — write a loaded model as a GGUF v3 file (HF directory -> GGUF, or re-quantize).
+ *
+ * The inverse of the GGUF path in model_load.c, with llama.cpp's conventions: tensor
+ * names from convert_hf_to_gguf.py, Llama q/k rows permuted to interleaved-pair RoPE order,
+ * Phi-3's q/k/v and gate/up written back fused, 1-D tensors (norms, biases, rope factors)
+ * as F32, and quantized types falling back to F16 for rows that are not a whole number of
+ * 32-element blocks. Tokenizer metadata is not copied (only the BOS/EOS ids): pass a GGUF
+ * that needs a vocabulary through the test-model tokenizer hook instead.
+ * Memory: every encoded tensor is held until the file is written (the writer collects
+ * them), so converting needs about the output size in RAM. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/gguf.h"
+#include "llm/model_files.h"
+
+/* Encode the rows of `parts` (stacked in order; all with the same column count) as one
+ * tensor `name` of `dtype`, optionally applying the Llama rotary row permutation. */
+static enum wgf_status add_stacked(struct wgf_gguf_writer *w, const char *name, const struct wgf_tensor *const *parts, int n_parts,
+                                   enum wgf_dtype dtype, int perm_head_dim, const char *path, struct wgf_err *err)
+{
+    int64_t rows = 0, cols = wgf_tensor_ncols(parts[0]);
+    for (int i = 0; i < n_parts; i++) rows += wgf_tensor_nrows(parts[i]);
+    bool one_d = parts[0]->n_dims == 1;
+    if (one_d) dtype = WGF_DT_F32;
+    if (wgf_dtype_block_elems(dtype) > 1 && cols % wgf_dtype_block_elems(dtype)) dtype = WGF_DT_F16;
+    uint64_t ne = (uint64_t)rows * (uint64_t)cols, nb = 0;
+    wgf__dtype_nbytes(dtype, ne, (uint64_t)cols, &nb);
+    float   *v   = malloc((size_t)ne * sizeof *v);
+    uint8_t *enc = malloc((size_t)(nb ? nb : 1));
+    if (!v || !enc) {
+        free(v);
+        free(enc);
+        return wgf_fail(err, WGF_ERR_NOMEM, "%s: tensor '%s': out of memory", path, name);
+    }
+    int64_t r = 0;
+    for (int i = 0; i < n_parts; i++)
+        for (int64_t k = 0; k < wgf_tensor_nrows(parts[i]); k++, r++) {
+            int64_t dst = perm_head_dim ? wgf__llama_perm_row(r, perm_head_dim) : r;
+            wgf_tensor_row_f32(parts[i], k, v + (uint64_t)dst * (uint64_t)cols);
+        }
+    wgf__dtype_encode(dtype, v, ne, enc);
+    int64_t         shape[2] = {rows, cols};
+    enum wgf_status st       = wgf_gguf_writer_add_tensor(w, name, dtype, one_d ? 1 : 2, one_d ? &shape[1] : shape, enc, nb);
+    free(v);
+    free(enc);
+    return st == WGF_OK ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "%s: tensor '%s': out of memory", path, name);
+}
+
+static enum wgf_status add_one(struct wgf_gguf_writer *w, const char *name, const struct wgf_tensor *t, enum wgf_dtype dtype, int perm,
+                               const char *path, struct wgf_err *err)
+{
+    if (!t->data) return WGF_OK;
+    const struct wgf_tensor *parts[1] = {t};
+    return add_stacked(w, name, parts, 1, dtype, perm, path, err);
+}
+
+enum wgf_status wgf_llm_model_save_gguf(const struct wgf_llm_model *m, const char *path, enum wgf_dtype dtype, struct wgf_err *err)
+{
+    const struct wgf_llm_config *c = &m->cfg;
+    struct wgf_gguf_writer      *w = wgf_gguf_writer_new();
+    if (!w) return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", path);
+    const char *a = wgf_arch_str(c->arch);
+    char        k[128];
+#define KEY(suffix) (snprintf(k, sizeof k, "%s." suffix, a), k)
+    wgf_gguf_writer_add_str(w, "general.architecture", a);
+    wgf_gguf_writer_add_str(w, "general.name", "converted by wgfuse");
+    wgf_gguf_writer_add_u32(w, KEY("vocab_size"), (uint32_t)c->vocab_size);
+    wgf_gguf_writer_add_u32(w, KEY("context_length"), (uint32_t)c->max_seq_len);
+    wgf_gguf_writer_add_u32(w, KEY("embedding_length"), (uint32_t)c->dim);
+    wgf_gguf_writer_add_u32(w, KEY("block_count"), (uint32_t)c->n_layers);
+    wgf_gguf_writer_add_u32(w, KEY("feed_forward_length"), (uint32_t)c->hidden_dim);
+    wgf_gguf_writer_add_u32(w, KEY("attention.head_count"), (uint32_t)c->n_heads);
+    wgf_gguf_writer_add_u32(w, KEY("attention.head_count_kv"), (uint32_t)c->n_kv_heads);
+    if (c->head_dim * c->n_heads != c->dim) {
+        wgf_gguf_writer_add_u32(w, KEY("attention.key_length"), (uint32_t)c->head_dim);
+        wgf_gguf_writer_add_u32(w, KEY("attention.value_length"), (uint32_t)c->head_dim);
+    }
+    wgf_gguf_writer_add_f32(w, KEY("attention.layer_norm_rms_epsilon"), c->norm_eps);
+    wgf_gguf_writer_add_f32(w, KEY("rope.freq_base"), c->rope_theta);
+    wgf_gguf_writer_add_u32(w, KEY("rope.dimension_count"), (uint32_t)c->rope_dim);
+    if (c->bos_id >= 0) wgf_gguf_writer_add_u32(w, "tokenizer.ggml.bos_token_id", (uint32_t)c->bos_id);
+    if (c->n_eos > 0) wgf_gguf_writer_add_u32(w, "tokenizer.ggml.eos_token_id", (uint32_t)c->eos_ids[0]);
+    const struct wgf_rope_scaling *s    = &c->rope_scaling;
+    const int                      half = c->rope_dim / 2;
+    int64_t                        fshape[1] = {half};
+    if (s->type == WGF_ROPE_SCALING_LINEAR) {
+        wgf_gguf_writer_add_str(w, KEY("rope.scaling.type"), "linear");
+        wgf_gguf_writer_add_f32(w, KEY("rope.scaling.factor"), s->factor);
+    } else if (s->type == WGF_ROPE_SCALING_LLAMA3) { /* as rope_freqs.weight divisors */
+        struct wgf_llm_config plain = *c;
+        plain.rope_scaling.type     = WGF_ROPE_SCALING_NONE;
+        float f0[WGF_ROPE_MAX_HALF], f1[WGF_ROPE_MAX_HALF], div[WGF_ROPE_MAX_HALF], sc;
+        wgf_llm_rope_inv_freq(&plain, 1, f0, &sc);
+        wgf_llm_rope_inv_freq(c, 1, f1, &sc);
+        for (int i = 0; i < half; i++) div[i] = f0[i] / f1[i];
+        wgf_gguf_writer_add_tensor(w, "rope_freqs.weight", WGF_DT_F32, 1, fshape, div, (uint64_t)half * 4);
+    } else if (s->type == WGF_ROPE_SCALING_LONGROPE) {
+        wgf_gguf_writer_add_u32(w, KEY("rope.scaling.original_context_length"), (uint32_t)s->original_max_pos);
+        wgf_gguf_writer_add_f32(w, KEY("rope.scaling.attn_factor"), s->attn_factor);
+        wgf_gguf_writer_add_tensor(w, "rope_factors_long.weight", WGF_DT_F32, 1, fshape, s->long_factor, (uint64_t)half * 4);
+        wgf_gguf_writer_add_tensor(w, "rope_factors_short.weight", WGF_DT_F32, 1, fshape, s->short_factor, (uint64_t)half * 4);
+    }
+#undef KEY
+    const struct wgf_llm_weights *W  = &m->weights;
+    const int                     qk = c->arch == WGF_ARCH_LLAMA ? c->head_dim : 0; /* llama.cpp permutes Llama q/k */
+    enum wgf_status               st;
+    if ((st = add_one(w, "token_embd.weight", &W->tok_embd, dtype, 0, path, err)) ||
+        (st = add_one(w, "output_norm.weight", &W->out_norm, dtype, 0, path, err)) ||
+        (!c->tie_embeddings && (st = add_one(w, "output.weight", &W->lm_head, dtype, 0, path, err))))
+        goto out;
+    for (int l = 0; l < c->n_layers; l++) {
+        const struct wgf_layer_weights *L = &W->layers[l];
+        char                            n[11][64];
+        static const char *const        suf[11] = {"attn_norm.weight", "attn_q.weight", "attn_k.weight", "attn_v.weight",
+                                                   "attn_q.bias", "attn_k.bias", "attn_v.bias", "attn_output.weight",
+                                                   "ffn_norm.weight", "ffn_gate.weight", "ffn_down.weight"};
+        for (int i = 0; i < 11; i++) snprintf(n[i], sizeof n[i], "blk.%d.%s", l, suf[i]);
+        if ((st = add_one(w, n[0], &L->attn_norm, dtype, 0, path, err)) || (st = add_one(w, n[7], &L->wo, dtype, 0, path, err)) ||
+            (st = add_one(w, n[8], &L->ffn_norm, dtype, 0, path, err)) || (st = add_one(w, n[10], &L->w_down, dtype, 0, path, err)))
+            goto out;
+        char up[64];
+        snprintf(up, sizeof up, "blk.%d.ffn_up.weight", l);
+        if (c->arch == WGF_ARCH_PHI3) { /* fused, as in the HF checkpoint and llama.cpp */
+            char qkv[64];
+            snprintf(qkv, sizeof qkv, "blk.%d.attn_qkv.weight", l);
+            const struct wgf_tensor *p3[3] = {&L->wq, &L->wk, &L->wv}, *p2[2] = {&L->w_gate, &L->w_up};
+            if ((st = add_stacked(w, qkv, p3, 3, dtype, 0, path, err)) || (st = add_stacked(w, up, p2, 2, dtype, 0, path, err))) goto out;
+            continue;
+        }
+        if ((st = add_one(w, n[1], &L->wq, dtype, qk, path, err)) || (st = add_one(w, n[2], &L->wk, dtype, qk, path, err)) ||
+            (st = add_one(w, n[3], &L->wv, dtype, 0, path, err)) || (st = add_one(w, n[4], &L->bq, dtype, 0, path, err)) ||
+            (st = add_one(w, n[5], &L->bk, dtype, 0, path, err)) || (st = add_one(w, n[6], &L->bv, dtype, 0, path, err)) ||
+            (st = add_one(w, n[9], &L->w_gate, dtype, 0, path, err)) || (st = add_one(w, up, &L->w_up, dtype, 0, path, err)))
+            goto out;
+    }
+    st = wgf_gguf_writer_write(w, path, err);
+out:
+    wgf_gguf_writer_free(w);
+    return st;
+}
