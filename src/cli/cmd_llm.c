@@ -546,13 +546,17 @@ static void llm_usage(FILE *f)
             "usage: wgfuse llm make-test-model --arch qwen2|llama|phi3 [--dims SPEC] [--format hf|gguf]\n"
             "                  [--dtype f32|f16|bf16|q8_0|q4_0] [--seed S] [--shards N] [--no-tokenizer] -o PATH\n"
             "       wgfuse llm load-check -m PATH\n"
+            "       wgfuse llm bench -m PATH [-n N] [--runs R] [--threads T] [--prompt-tokens P]\n"
             "  SPEC: comma-separated key=value from dim, hidden, layers, heads, kv_heads, vocab, ctx\n"
             "        (e.g. dim=64,hidden=96,layers=2,heads=4,kv_heads=2,vocab=512,ctx=256), or a preset:\n"
             "        qwen2.5-0.5b (dim 896, hidden 4864, 24 layers, 14/2 heads, vocab 151936).\n"
             "  The model gets a small byte-level BPE tokenizer (ChatML specials) unless --no-tokenizer;\n"
             "  its vocabulary then needs at least %d rows.\n"
             "  load-check maps the model, reads every weight byte once and prints tensor count and bytes\n"
-            "  (bench/llm_load_rss.sh measures its peak RSS).\n",
+            "  (bench/llm_load_rss.sh measures its peak RSS).\n"
+            "  bench: greedy generation of N (64) tokens after a fixed P-token (32) prompt, R (5) runs\n"
+            "  after a warm-up; the generated ids must match across runs before median/best prefill\n"
+            "  and decode tok/s are printed.\n",
             WGF_TOK_TEST_VOCAB_MAX);
 }
 
@@ -762,6 +766,123 @@ static int load_check(int argc, char **argv)
     return 0;
 }
 
+/* wgfuse llm bench: decode/prefill speed of a backend.
+ * Protocol: one warm-up generation (maps the weights in), then --runs greedy generations
+ * of -n tokens after a fixed --prompt-tokens prompt, EOS ignored. The generated ids must
+ * hash the same in every run (a backend that writes garbage fails here before any number
+ * is printed); then the median and best of prefill and decode tok/s are reported. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+struct bench_hash {
+    uint64_t h;
+};
+static int bench_token(void *u, int32_t id)
+{
+    struct bench_hash *b = u;
+    b->h                 = (b->h ^ (uint32_t)id) * 0x100000001b3ull; /* FNV-1a over ids */
+    return 0;
+}
+
+static int llm_bench(int argc, char **argv)
+{
+    const char *model = NULL;
+    long        n = 64, runs = 5, threads = 0, n_prompt = 32;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (!(v = flag_value(argc, argv, &i))) return 2;
+        if (!strcmp(a, "-m") || !strcmp(a, "--model")) model = v;
+        else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) {
+            if (!wgf_cli_parse_long(a, v, 2, 1 << 16, &n)) return 2;
+        } else if (!strcmp(a, "--runs")) {
+            if (!wgf_cli_parse_long(a, v, 1, 1000, &runs)) return 2;
+        } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
+            if (!wgf_cli_parse_long(a, v, 1, 256, &threads)) return 2;
+        } else if (!strcmp(a, "--prompt-tokens")) {
+            if (!wgf_cli_parse_long(a, v, 1, 1 << 16, &n_prompt)) return 2;
+        } else {
+            wgf_cli_error("llm bench: unknown option '%s'", a);
+            return 2;
+        }
+    }
+    if (!model) {
+        wgf_cli_error("llm bench: -m PATH is required");
+        return 2;
+    }
+    struct wgf_err         err = {0};
+    struct wgf_llm_model  *m   = NULL;
+    struct wgf_llm_backend be  = {0};
+    struct wgf_sampler     smp = {0};
+    int32_t               *prompt = NULL;
+    double                *pre = NULL, *dec = NULL;
+    int                    rc  = 1;
+    if (wgf_llm_model_load(model, &m, &err) != WGF_OK) {
+        wgf_cli_error("%s", err.msg);
+        return 1;
+    }
+    struct wgf_llm_backend_options bo = {.n_ctx = (uint32_t)(n_prompt + n + 1),
+                                         .n_threads = threads ? (uint32_t)threads : default_threads()};
+    struct wgf_sampler_params      sp = wgf_sampler_params_default();
+    sp.temperature                    = 0;
+    prompt = malloc((size_t)n_prompt * sizeof *prompt);
+    pre    = malloc((size_t)runs * sizeof *pre);
+    dec    = malloc((size_t)runs * sizeof *dec);
+    if (!prompt || !pre || !dec) {
+        wgf_cli_error("llm bench: out of memory");
+        goto out;
+    }
+    if (wgf_llm_backend_open(&be, &wgf_llm_backend_ref, m, &bo, &err) != WGF_OK ||
+        wgf_sampler_init(&smp, &sp, be.n_vocab, &err) != WGF_OK) {
+        wgf_cli_error("%s: %s", model, err.msg);
+        goto out;
+    }
+    for (long i = 0; i < n_prompt; i++) prompt[i] = (int32_t)((i * 7919 + 1) % be.n_vocab); /* fixed, spread ids */
+    struct wgf_gen_params gp = wgf_gen_params_default();
+    gp.max_tokens            = (uint32_t)n;
+    gp.ignore_eos            = true;
+    uint64_t first_hash      = 0;
+    for (long r = -1; r < runs; r++) { /* r = -1: warm-up */
+        struct bench_hash        h  = {0xcbf29ce484222325ull};
+        struct wgf_gen_callbacks cb = {.user = &h, .on_token = bench_token};
+        struct wgf_gen_stats     st;
+        if (wgf_generate(&be, NULL, &smp, &gp, prompt, (uint32_t)n_prompt, &cb, &st, &err) != WGF_OK) {
+            wgf_cli_error("%s: %s", model, err.msg);
+            goto out;
+        }
+        if (r < 0) {
+            first_hash = h.h;
+            continue;
+        }
+        if (h.h != first_hash) {
+            wgf_cli_error("%s: run %ld generated different tokens (hash %016llx vs %016llx): not benchmarking a "
+                          "nondeterministic backend", model, r, (unsigned long long)h.h, (unsigned long long)first_hash);
+            goto out;
+        }
+        pre[r] = st.prefill_tok_s;
+        dec[r] = st.decode_tok_s;
+    }
+    qsort(pre, (size_t)runs, sizeof *pre, cmp_double);
+    qsort(dec, (size_t)runs, sizeof *dec, cmp_double);
+    printf("model: %s (%s, %s, %d layers, dim %d, vocab %d)\n", model, wgf_arch_str(m->cfg.arch), m->cfg.source_dtype,
+           m->cfg.n_layers, m->cfg.dim, m->cfg.vocab_size);
+    printf("backend: %s, %u threads; prompt %ld tokens, %ld generated, %ld runs after 1 warm-up; ids hash %016llx\n",
+           be.name, bo.n_threads, n_prompt, n, runs, (unsigned long long)first_hash);
+    printf("prefill tok/s: median %.1f, best %.1f\n", pre[runs / 2], pre[runs - 1]);
+    printf("decode  tok/s: median %.1f, best %.1f\n", dec[runs / 2], dec[runs - 1]);
+    rc = fflush(stdout) == 0 ? 0 : 1;
+out:
+    free(prompt);
+    free(pre);
+    free(dec);
+    wgf_sampler_free(&smp);
+    wgf_llm_backend_close(&be);
+    wgf_llm_model_free(m);
+    return rc;
+}
+
 int wgf_cmd_llm(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -770,6 +891,7 @@ int wgf_cmd_llm(int argc, char **argv)
     }
     if (!strcmp(argv[1], "make-test-model")) return make_test_model(argc, argv);
     if (!strcmp(argv[1], "load-check")) return load_check(argc, argv);
-    wgf_cli_error("llm: unknown subcommand '%s' (make-test-model, load-check)", argv[1]);
+    if (!strcmp(argv[1], "bench")) return llm_bench(argc, argv);
+    wgf_cli_error("llm: unknown subcommand '%s' (make-test-model, load-check, bench)", argv[1]);
     return 2;
 }

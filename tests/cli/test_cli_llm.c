@@ -203,6 +203,15 @@ int main(void)
     wgf_t_check(&t, o.rc == 0 && strstr(o.so, "tensors: 26") && strstr(o.so, "bytes: "), "load-check: 26 tensors, bytes",
                 "rc %d: %s %s", o.rc, o.so, o.se);
 
+    /* llm bench: verifies the ids hash across runs, then prints median/best rates */
+    snprintf(a, sizeof a, "llm bench -m '%s' -n 8 --runs 3 --prompt-tokens 4 --threads 2", hf);
+    run(&o, a);
+    wgf_t_check(&t, o.rc == 0 && strstr(o.so, "decode  tok/s: median") && strstr(o.so, "ids hash"), "llm bench prints verified rates",
+                "rc %d: %s %s", o.rc, o.so, o.se);
+    snprintf(a, sizeof a, "llm bench -m '%s' -n 1", hf);
+    run(&o, a);
+    wgf_t_check(&t, o.rc == 2, "llm bench -n 1 -> exit 2 (needs 2 tokens for a decode rate)", "rc %d", o.rc);
+
     /* stories260k from BOS (no tokenizer: ids on stdout) */
     const char *src = getenv("WGF_SOURCE_DIR");
     char        st[1024], stc[1100];
