@@ -214,6 +214,11 @@ static enum wgf_status load_weights(struct wgf_llm_model *m, struct wgf_err *err
     enum wgf_status              st;
     char                         nm[128];
 
+    /* A block_count beyond the file's layers fails before the layer table is allocated:
+     * 4096 layers x ~450 B from a 30 KB file broke the "2x input + 1 MiB" bound (fuzzing). */
+    struct raw last;
+    snprintf(nm, sizeof nm, gguf ? "blk.%d.attn_norm.weight" : "model.layers.%d.input_layernorm.weight", c->n_layers - 1);
+    if (!find_raw(m, nm, &last)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: missing tensor '%s'", model_file(m), nm);
     w->layers = calloc((size_t)c->n_layers, sizeof *w->layers);
     if (!w->layers) return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory for %d layers", m->path, c->n_layers);
     if ((st = get_tensor(m, gguf ? "token_embd.weight" : "model.embed_tokens.weight", V, D, CONV_VIEW, false, &w->tok_embd, err)) ||

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "wgfuse/llm.h"
 
 #define DECL(t)                                                                                                        \
     int wgf_fuzz_##t(const uint8_t *data, size_t size);
@@ -100,5 +101,17 @@ int main(void)
         snprintf(name, sizeof name, "fuzz regressions %s", targets[i].name);
         wgf_t_check(&t, true, name, "%d files", regs < 0 ? 0 : regs);
     }
+
+    /* Findings with a specific expected error (the allocation bound itself is checked by
+     * `make fuzz-smoke`, which replays fuzz/regressions under -malloc_limit_mb=1). */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/fuzz/regressions/gguf_parse/oom_block_count_layer_table", src);
+    struct wgf_llm_model *m = NULL;
+    struct wgf_err        e = {0};
+    enum wgf_status       s = wgf_llm_model_load(path, &m, &e);
+    wgf_t_check(&t, s == WGF_ERR_FORMAT && !m && strstr(e.msg, "missing tensor 'blk.1023.attn_norm.weight'"),
+                "block_count 1024 in a 1-layer file: missing tensor before the layer table is allocated", "[%s] %s",
+                wgf_status_str(s), e.msg);
+    wgf_llm_model_free(m);
     return wgf_t_finish(&t);
 }
