@@ -173,15 +173,23 @@ enum wgf_status wgf__readback(wgf_ctx *ctx, WGPUBuffer src, uint64_t offset, voi
         ctx->p.BufferMapAsync(ctx->staging, WGPUMapMode_Read, 0, (size_t)chunk, mcb);
         char wait_what[200];
         snprintf(wait_what, sizeof wait_what, "read-back of %s", what);
-        s = wgf__wait(ctx, &r.done, wait_what);
+        /* wait for the map itself (a captured error must not leave the staging buffer
+         * mapped, or every later read-back would fail) */
+        s = wgf__wait_instance(ctx->instance, &ctx->p, &r.done, ctx->timeout_ns, wait_what, &ctx->err);
+        if (s != WGF_OK) { /* still pending: drop the staging buffer, the next read makes one */
+            WGF_RELEASE(ctx, Buffer, ctx->staging);
+            ctx->staging_size = 0;
+            return s;
+        }
         ctx->n_maps++;
         bool inject = ctx->fault.fail_map && ctx->n_maps == ctx->fault.fail_map;
-        if (s == WGF_OK && (r.status != WGPUMapAsyncStatus_Success || inject)) {
+        if (r.status != WGPUMapAsyncStatus_Success || inject) {
             if (r.status == WGPUMapAsyncStatus_Success) ctx->p.BufferUnmap(ctx->staging);
+            s = wgf__check(ctx); /* device loss explains a failed map better */
+            if (s != WGF_OK) return s;
             return wgf__fail(ctx, WGF_ERR_GPU, "%s: mapAsync failed: %s", wait_what,
                              inject ? "injected fault" : r.msg[0] ? r.msg : "unknown reason");
         }
-        if (s != WGF_OK) return s;
         const void *m = ctx->p.BufferGetConstMappedRange(ctx->staging, 0, (size_t)chunk);
         if (!m) {
             ctx->p.BufferUnmap(ctx->staging);
@@ -189,6 +197,8 @@ enum wgf_status wgf__readback(wgf_ctx *ctx, WGPUBuffer src, uint64_t offset, voi
         }
         memcpy((uint8_t *)dst + done, m, (size_t)chunk);
         ctx->p.BufferUnmap(ctx->staging);
+        s = wgf__check(ctx);
+        if (s != WGF_OK) return s;
         done += chunk;
     }
     return WGF_OK;

@@ -552,8 +552,16 @@ enum wgf_status wgf__queue_idle(wgf_ctx *ctx, const char *what)
     atomic_init(&r.done, false);
     WGPUBufferMapCallbackInfo mcb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_fence, &r, NULL};
     ctx->p.BufferMapAsync(ctx->fence, WGPUMapMode_Read, 0, 4, mcb);
-    s = wgf__wait(ctx, &r.done, what);
+    /* wait for the map itself first (not wgf__wait, which may return early on a captured
+     * error and leave the fence mapped: every later submit would then fail) */
+    s = wgf__wait_instance(ctx->instance, &ctx->p, &r.done, ctx->timeout_ns, what, &ctx->err);
+    if (s != WGF_OK) {
+        /* the map is still pending: drop this fence, the next wait makes a new one */
+        WGF_RELEASE(ctx, Buffer, ctx->fence);
+        return s;
+    }
     if (r.status == WGPUMapAsyncStatus_Success) ctx->p.BufferUnmap(ctx->fence);
+    s = wgf__check(ctx);
     if (s != WGF_OK) return s;
     if (r.status != WGPUMapAsyncStatus_Success)
         return wgf__fail(ctx, WGF_ERR_GPU, "%s: queue fence map failed (status %d)", what, (int)r.status);

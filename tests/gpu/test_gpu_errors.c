@@ -90,6 +90,25 @@ int main(void)
                     "uncaptured validation error surfaced", "%s", msg);
         wgf_t_check(&t, wgf_ctx_wait(ctx) == WGF_OK, "context usable after a reported error", "%s",
                     wgf_ctx_last_error(ctx));
+        /* an error captured while a read-back is in flight: that read reports it, and the
+         * staging buffer is not left mapped (the next read works) */
+        wgf_buffer *rb = NULL;
+        float v[4] = {1, 2, 3, 4}, got[4] = {0};
+        if (wgf_buffer_create(ctx, "readback_probe", sizeof v, WGF_BUF_STORAGE, &rb) == WGF_OK) {
+            wgf_buffer_write(ctx, rb, 0, v, sizeof v);
+            wgf_buffer_read(ctx, rb, 0, got, sizeof got); /* creates the staging buffer */
+            wgf_ctx_inject_validation_error(ctx, "test: error during read-back");
+            s = wgf_buffer_read(ctx, rb, 0, got, sizeof got);
+            wgf_t_check(&t, s == WGF_ERR_GPU && strstr(wgf_ctx_last_error(ctx), "error during read-back"),
+                        "error during a read reported by it", "%s", wgf_ctx_last_error(ctx));
+            memset(got, 0, sizeof got);
+            s = wgf_buffer_read(ctx, rb, 0, got, sizeof got);
+            wgf_t_check(&t, s == WGF_OK && got[3] == 4.0f, "next read works (staging not left mapped)", "%s",
+                        s == WGF_OK ? "" : wgf_ctx_last_error(ctx));
+            wgf_t_check(&t, wgf_ctx_wait(ctx) == WGF_OK, "next wait works (fence not left mapped)", "%s",
+                        wgf_ctx_last_error(ctx));
+        }
+        wgf_buffer_free(rb);
     }
     wgf_ctx_free(ctx);
 
