@@ -38,7 +38,8 @@ static void make_tokens(int32_t *t, int n, int vocab, uint64_t seed)
 }
 
 /* cpu-ref prefill (all logits) vs naive; then token-by-token decode vs the prefill. */
-static void check_model(struct wgf_t *t, const char *name, const struct tm_dims *d, int n_tok, uint32_t threads)
+static void check_model_ex(struct wgf_t *t, const char *name, const struct tm_dims *d, int n_tok, uint32_t threads,
+                           bool prefill_only)
 {
     char        nm[160];
     struct tm  *tm = tm_build(d, 1234);
@@ -65,6 +66,7 @@ static void check_model(struct wgf_t *t, const char *name, const struct tm_dims 
     snprintf(nm, sizeof nm, "%s: poison past prefill logits intact", name);
     wgf_t_check(t, poison_intact(pre, n_all, 64), nm, NULL);
 
+    if (prefill_only) goto done; /* longrope past original_max_pos: decode switches factors */
     /* the same tokens one at a time through the cache must give the same rows, bit for bit:
      * every dot product runs in the same order in both paths */
     b.reset(&b);
@@ -96,12 +98,18 @@ static void check_model(struct wgf_t *t, const char *name, const struct tm_dims 
                 ok ? "" : err.msg);
     free(last);
     free(row);
+done:
     free(pre);
     wgf_llm_backend_close(&b);
 out:
     free(ref);
     free(tok);
     tm_free(tm);
+}
+
+static void check_model(struct wgf_t *t, const char *name, const struct tm_dims *d, int n_tok, uint32_t threads)
+{
+    check_model_ex(t, name, d, n_tok, threads, false);
 }
 
 static void check_threads_invariant(struct wgf_t *t)
@@ -287,6 +295,13 @@ int main(void)
     struct tm_dims l3 = llama;
     l3.scaling = WGF_ROPE_SCALING_LLAMA3, l3.theta = 500000.0f, l3.max_seq = 256;
     check_model(&t, "llama3 rope scaling", &l3, 24, 2);
+    /* Phi-3 longrope: short factors below original_max_pos 16 (full checks), long factors
+     * and the attention factor for a 24-token prefill (prefill vs naive only: decoding
+     * token by token uses short factors for the first 16 positions, as HF does) */
+    struct tm_dims lr = llama;
+    lr.arch = WGF_ARCH_PHI3, lr.kv_heads = 4, lr.scaling = WGF_ROPE_SCALING_LONGROPE, lr.max_seq = 128;
+    check_model(&t, "phi3 longrope short", &lr, 12, 2);
+    check_model_ex(&t, "phi3 longrope long", &lr, 24, 2, true);
     /* the shipped Qwen2.5-0.5B attention shape: 14 q heads, 2 kv heads (7:1), head_dim 64 */
     struct tm_dims qs = {.arch = WGF_ARCH_QWEN2, .dim = 896, .hidden = 128, .layers = 1, .heads = 14, .kv_heads = 2,
                          .head_dim = 64, .vocab = 128, .max_seq = 64, .bias = true, .tied = true, .theta = 1000000.0f,

@@ -103,6 +103,19 @@ static inline struct tm *tm_build(const struct tm_dims *d, uint64_t seed)
     c->n_eos                 = 1;
     c->eos_ids[0]            = 2;
     c->rope_scaling.type     = d->scaling;
+    if (d->scaling == WGF_ROPE_SCALING_LONGROPE) {
+        /* Phi-3 style: per-frequency short/long divisors, long ones once the sequence is
+         * longer than original_max_pos; cos/sin scaled by HF's attention factor */
+        struct wgf_rope_scaling *rs = &c->rope_scaling;
+        rs->original_max_pos        = 16;
+        rs->factor                  = (float)d->max_seq / 16.0f;
+        rs->attn_factor             = (float)sqrt(1.0 + log((double)rs->factor) / log(16.0));
+        rs->n_factors               = d->head_dim / 2;
+        for (int i = 0; i < rs->n_factors; i++) {
+            rs->short_factor[i] = wgf_rng_uniform(&r, 1.0f, 1.5f);
+            rs->long_factor[i]  = wgf_rng_uniform(&r, 1.0f, 8.0f);
+        }
+    }
     if (d->scaling == WGF_ROPE_SCALING_LLAMA3) {
         /* small original context so all three frequency bands (kept, smoothed, divided)
          * occur at head_dim 16 */
@@ -171,11 +184,19 @@ static void nv_rmsnorm(double *o, const double *x, const struct wgf_tensor *w, i
     for (int i = 0; i < n; i++) o[i] = x[i] * inv * tm_w(w, i);
 }
 
-/* HF's default and Llama-3.1 inverse frequencies, written from the HF formulas. */
-static void nv_inv_freq(const struct wgf_llm_config *c, double *f)
+/* HF's default, Llama-3.1 and Phi-3 longrope inverse frequencies, written from the HF
+ * formulas; *scale is longrope's cos/sin factor (1 otherwise). seq_len picks longrope's
+ * short or long factors, as HF does per forward call. */
+static void nv_inv_freq(const struct wgf_llm_config *c, int seq_len, double *f, double *scale)
 {
     int half = c->rope_dim / 2;
+    *scale   = 1;
     for (int i = 0; i < half; i++) f[i] = 1.0 / pow((double)c->rope_theta, (2.0 * i) / c->rope_dim);
+    if (c->rope_scaling.type == WGF_ROPE_SCALING_LONGROPE) {
+        const struct wgf_rope_scaling *s = &c->rope_scaling;
+        for (int i = 0; i < half; i++) f[i] /= seq_len > s->original_max_pos ? s->long_factor[i] : s->short_factor[i];
+        *scale = s->factor > 1 ? sqrt(1 + log(s->factor) / log((double)s->original_max_pos)) : 1;
+    }
     if (c->rope_scaling.type == WGF_ROPE_SCALING_LLAMA3) {
         const struct wgf_rope_scaling *s = &c->rope_scaling;
         double lo_wl = s->original_max_pos / s->low_freq_factor, hi_wl = s->original_max_pos / s->high_freq_factor;
@@ -192,12 +213,12 @@ static void nv_inv_freq(const struct wgf_llm_config *c, double *f)
     }
 }
 
-static void nv_rope(double *v, int heads, int hd, const double *f, int pos)
+static void nv_rope(double *v, int heads, int hd, const double *f, double scale, int pos)
 {
     int half = hd / 2;
     for (int h = 0; h < heads; h++)
         for (int i = 0; i < half; i++) {
-            double a = pos * f[i], c = cos(a), s = sin(a);
+            double a = pos * f[i], c = cos(a) * scale, s = sin(a) * scale;
             double x0 = v[h * hd + i], x1 = v[h * hd + i + half];
             v[h * hd + i]        = x0 * c - x1 * s;
             v[h * hd + i + half] = x0 * s + x1 * c;
@@ -215,9 +236,9 @@ static inline void nv_forward(const struct wgf_llm_model *m, const int32_t *toke
     double *xb = calloc(D, sizeof *xb), *q = calloc(qd, sizeof *q), *att = calloc(qd, sizeof *att);
     double *K = calloc((size_t)n * kvd, sizeof *K), *Vv = calloc((size_t)n * kvd, sizeof *Vv);
     double *g = calloc(H, sizeof *g), *u = calloc(H, sizeof *u), *o = calloc(D, sizeof *o);
-    double *sc = calloc(n, sizeof *sc), f[WGF_ROPE_MAX_HALF];
+    double *sc = calloc(n, sizeof *sc), f[WGF_ROPE_MAX_HALF], rs;
     WGF_ASSERT(x && xb && q && att && K && Vv && g && u && o && sc);
-    nv_inv_freq(c, f);
+    nv_inv_freq(c, n, f, &rs);
     for (int t = 0; t < n; t++)
         for (int i = 0; i < D; i++) x[(size_t)t * D + i] = tm_w(&W->tok_embd, (int64_t)tokens[t] * D + i);
     for (int l = 0; l < c->n_layers; l++) {
@@ -227,7 +248,7 @@ static inline void nv_forward(const struct wgf_llm_model *m, const int32_t *toke
             nv_rmsnorm(xb, x + (size_t)t * D, &L->attn_norm, D, c->norm_eps);
             nv_matvec(K + (size_t)t * kvd, &L->wk, xb, &L->bk);
             nv_matvec(Vv + (size_t)t * kvd, &L->wv, xb, &L->bv);
-            nv_rope(K + (size_t)t * kvd, c->n_kv_heads, hd, f, t);
+            nv_rope(K + (size_t)t * kvd, c->n_kv_heads, hd, f, rs, t);
         }
         double *xn = calloc((size_t)n * D, sizeof *xn);
         WGF_ASSERT(xn);
@@ -235,7 +256,7 @@ static inline void nv_forward(const struct wgf_llm_model *m, const int32_t *toke
             double *xt = x + (size_t)t * D;
             nv_rmsnorm(xb, xt, &L->attn_norm, D, c->norm_eps);
             nv_matvec(q, &L->wq, xb, &L->bq);
-            nv_rope(q, c->n_heads, hd, f, t);
+            nv_rope(q, c->n_heads, hd, f, rs, t);
             for (int h = 0; h < c->n_heads; h++) {
                 int    kh = h / (c->n_heads / c->n_kv_heads);
                 double mx = -INFINITY, sum = 0;
