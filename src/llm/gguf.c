@@ -260,7 +260,8 @@ static enum wgf_status parse_kv(struct wgf_gguf *g, struct rd *r, int64_t i)
     if (n > left / 8) return wgf_fail(r->err, WGF_ERR_FORMAT, "%s: key '%.*s': array of %llu strings runs past the end of the file", r->path, kl, k, (unsigned long long)n);
     /* Each string costs >= 8 bytes of input, so this table is at most the file size. */
     uint64_t total = g->n_str + n;
-    uint64_t *ns   = realloc(g->str_offs, (size_t)(total ? total : 1) * sizeof *ns);
+    size_t    nb;
+    uint64_t *ns   = wgf_mul_size((size_t)(total ? total : 1), sizeof *ns, &nb) ? realloc(g->str_offs, nb) : NULL;
     if (!ns) return wgf_fail(r->err, WGF_ERR_NOMEM, "%s: key '%.*s': out of memory for %llu strings", r->path, kl, k, (unsigned long long)n);
     g->str_offs = ns;
     kv->val_off = g->n_str;
@@ -344,7 +345,7 @@ static enum wgf_status gguf_parse(struct wgf_gguf *g, struct wgf_err *err)
     g->kv = calloc(nkv ? (size_t)nkv : 1, sizeof *g->kv);
     g->t  = calloc(nt ? (size_t)nt : 1, sizeof *g->t);
     uint64_t nidx = nkv > nt ? nkv : nt;
-    int64_t *idx  = malloc((size_t)(nidx ? nidx : 1) * sizeof *idx);
+    int64_t *idx  = calloc(nidx ? (size_t)nidx : 1, sizeof *idx); /* calloc: overflow-checked */
     if (!g->kv || !g->t || !idx) {
         free(idx);
         return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory for %llu keys / %llu tensors", g->path, (unsigned long long)nkv, (unsigned long long)nt);
@@ -390,7 +391,7 @@ static enum wgf_status gguf_parse(struct wgf_gguf *g, struct wgf_err *err)
             st = wgf_fail(err, WGF_ERR_FORMAT, "%s: duplicate tensor name '%.*s'", g->path, (int)t->name_len, (const char *)g->map.data + t->name_off);
             goto out;
         }
-    g->by_name = malloc((size_t)(g->n_tensors ? g->n_tensors : 1) * sizeof *g->by_name);
+    g->by_name = calloc(g->n_tensors ? (size_t)g->n_tensors : 1, sizeof *g->by_name);
     if (!g->by_name) {
         st = wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory for %lld tensors", g->path, (long long)g->n_tensors);
         goto out;

@@ -377,8 +377,8 @@ enum wgf_status wgf__tok_finish(struct wgf_tokenizer *t, const char *src, struct
         if ((ty == WGF_TOKEN_CONTROL || ty == WGF_TOKEN_USER_DEFINED || ty == WGF_TOKEN_UNKNOWN) && t->ents[i].str_len)
             n++;
     }
-    struct added_key *keys = n ? malloc(n * sizeof *keys) : NULL;
-    t->added               = malloc((n ? n : 1) * sizeof *t->added);
+    struct added_key *keys = n ? calloc(n, sizeof *keys) : NULL; /* calloc: overflow-checked */
+    t->added               = calloc(n ? n : 1, sizeof *t->added);
     if ((n && !keys) || !t->added) {
         free(keys);
         return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", src);
