@@ -249,6 +249,26 @@ int main(void)
         }
         wgf_tokenizer_free(tok);
     }
+    /* a 100-token prompt with every row kept crosses generate's 64-row chunks and the
+     * backend's 32-token micro-batches: rows still equal one all-logits prefill */
+    {
+        struct wgf_llm_backend         b2;
+        struct wgf_llm_backend_options bo2 = {.n_ctx = 128, .n_threads = 2};
+        int32_t                        lp[110];
+        for (int i = 0; i < 110; i++) lp[i] = (i * 37 + 11) % d.vocab;
+        struct wgf_gen_params p2 = wgf_gen_params_default();
+        p2.max_tokens = 6, p2.all_logits = true, p2.ignore_eos = true;
+        ok = wgf_llm_backend_open(&b2, &wgf_llm_backend_ref, &tm->m, &bo2, &err) == WGF_OK &&
+             gen(&b2, NULL, 0, 1, &p2, lp, 100, &r1, &st, &err) == WGF_OK;
+        float *all = malloc((size_t)105 * d.vocab * sizeof *all);
+        memcpy(lp + 100, r1.ids, 5 * sizeof *lp);
+        if (ok) b2.reset(&b2);
+        ok = ok && b2.forward(&b2, lp, 105, 0, all, true, &err) == WGF_OK;
+        wgf_t_check(&t, ok && r1.n_rows == 105 && memcmp(r1.rows, all, (size_t)105 * d.vocab * sizeof *all) == 0,
+                    "logits rows: 100-token prompt (chunked) + 5 decode == one prefill", "%s rows %zu", err.msg, r1.n_rows);
+        free(all);
+        wgf_llm_backend_close(&b2);
+    }
     free(r1.rows);
     free(r2.rows);
     wgf_llm_backend_close(&b);
