@@ -119,8 +119,11 @@ enum wgf_status wgf_gguf_tok_spec(const struct wgf_gguf *g, struct wgf_tok_spec 
     /* one block: token ptrs | merge ptrs | scores | types | chars */
     uint64_t chars = pl + 1;
     if ((st = str_bytes(g, &tok, &chars, err)) || (st = str_bytes(g, &mer, &chars, err))) return st;
-    uint64_t n_ptr = tok.n + mer.n, bytes = n_ptr * sizeof(char *) + tok.n * 8 + chars;
-    uint8_t *blk   = malloc((size_t)bytes);
+    uint64_t n_ptr = tok.n + mer.n, bytes, b1, b2; /* all counts are bounded by the file size */
+    if (!wgf_mul_u64(n_ptr, sizeof(char *), &b1) || !wgf_mul_u64(tok.n, 8, &b2) || !wgf_add_u64(b1, b2, &bytes) ||
+        !wgf_add_u64(bytes, chars, &bytes) || bytes > SIZE_MAX)
+        return wgf_fail(err, WGF_ERR_LIMIT, "%s: vocabulary too large", path);
+    uint8_t *blk = malloc((size_t)bytes);
     if (!blk) return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory for the vocabulary (%llu bytes)", path, (unsigned long long)bytes);
     const char **tp = (const char **)(void *)blk, **mp = tp + tok.n;
     float       *scores = (float *)(void *)(mp + mer.n);

@@ -151,7 +151,9 @@ static enum wgf_status check_spec(const struct wgf_test_model_spec *s, const cha
     if (s->dim < 2 || s->n_heads < 1 || s->dim % s->n_heads || (s->dim / s->n_heads) % 2 || s->n_kv_heads < 1 ||
         s->n_heads % s->n_kv_heads || s->hidden_dim < 1 || s->n_layers < 1 || s->vocab_size < 3 || s->max_seq_len < 1 ||
         s->bos_id < 0 || s->bos_id >= s->vocab_size || s->eos_id < 0 || s->eos_id >= s->vocab_size ||
-        s->dim / s->n_heads > 2 * WGF_ROPE_MAX_HALF)
+        s->dim / s->n_heads > 2 * WGF_ROPE_MAX_HALF || s->dim > (1 << 20) || s->hidden_dim > (1 << 20) ||
+        s->vocab_size > (1 << 24) || s->n_layers > 4096 || s->max_seq_len > (1 << 24) ||
+        (uint64_t)s->vocab_size * (uint64_t)s->dim > (1ull << 34) || (uint64_t)s->hidden_dim * (uint64_t)s->dim > (1ull << 34))
         return wgf_fail(err, WGF_ERR_ARG, "%s: invalid test model dims (dim %d, heads %d/%d, hidden %d, layers %d, vocab %d)", path,
                         s->dim, s->n_heads, s->n_kv_heads, s->hidden_dim, s->n_layers, s->vocab_size);
     return WGF_OK;
