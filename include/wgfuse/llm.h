@@ -11,7 +11,10 @@
  * peak RSS stays near the file size). Copies are made only where needed and are small or
  * unavoidable: 1-D tensors (norm weights, biases, rope factors) are always converted to f32;
  * GGUF Q8_0/Q4_0 matrices are dequantized to f32 on load; GGUF Llama q/k matrices are
- * un-permuted into an owned buffer (same dtype).
+ * un-permuted into an owned buffer (same dtype); a tensor at an address not aligned to its
+ * element size (odd safetensors header) is copied aligned. The mapped pages a copy was
+ * made from are released again (measured: 1.003x peak RSS for 1 GB f16, bench/RESULTS.md).
+ * Every data pointer is therefore aligned to its element size.
  *
  * Every failure returns a status and one line in struct wgf_err naming the file and the
  * field or tensor involved. */
@@ -98,9 +101,10 @@ struct wgf_rope_scaling {
     float high_freq_factor;       /* llama3                                             */
     int   original_max_pos;       /* llama3 / longrope: original context length          */
     float attn_factor;            /* longrope: cos/sin scale (computed when absent)      */
-    int   n_factors;              /* longrope: rope_dim / 2 entries in each array below  */
-    float short_factor[WGF_ROPE_MAX_HALF]; /* longrope: used when seq_len <= original    */
-    float long_factor[WGF_ROPE_MAX_HALF];  /* longrope: used when seq_len > original     */
+    int   n_factors;              /* entries used below (rope_dim / 2), 0 = none         */
+    float short_factor[WGF_ROPE_MAX_HALF]; /* longrope: divisors when seq_len <= original;
+                                              llama3 from GGUF: rope_freqs.weight divisors */
+    float long_factor[WGF_ROPE_MAX_HALF];  /* longrope: divisors when seq_len > original   */
 };
 
 struct wgf_llm_config {
