@@ -20,7 +20,9 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_odr_violation=0 \
 # Limits (RELIABILITY.md): inputs up to 64 KiB, so "2x input + 1 MiB" is at most 1.125 MiB and
 # -malloc_limit_mb=1 fails any single allocation >= 1 MiB (libFuzzer's limit is per
 # allocation, in whole MiB); -rss_limit_mb=2048; 10 s per input. New corpus entries go to
-# $(BUILD_FUZZ)/corpus/<target> (kept between runs); crashes to $(BUILD_FUZZ)/crashes/<target>/.
+# $(BUILD_FUZZ)/corpus/<target> (kept between runs); crashes to $(BUILD_FUZZ)/crashes/<target>/;
+# one line per target run is appended to $(BUILD_FUZZ)/fuzz_totals.tsv (date, commit, target,
+# seconds, executions, result) for the cumulative counts in docs/reliability.md.
 BUILD_FUZZ   ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= gguf_parse gguf_vocab safetensors_parse tokenizer_json tokenize config_json argv
@@ -70,7 +72,11 @@ fuzz: fuzz-build
 	  $(FUZZ_ENV) $(BUILD_FUZZ)/fuzz/fuzz_$$t $(FUZZ_FLAGS) $$extra -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(BUILD_FUZZ)/crashes/$$t/ $(BUILD_FUZZ)/corpus/$$t fuzz/corpus/$$t fuzz/regressions/$$t \
 	    > $(BUILD_FUZZ)/fuzz_$$t.log 2>&1 || failed="$$failed $$t"; \
-	  grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' $(BUILD_FUZZ)/fuzz_$$t.log | tr '\n' ' '; echo; \
+	  n=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(BUILD_FUZZ)/fuzz_$$t.log); \
+	  case " $$failed " in *" $$t "*) r=CRASH;; *) r=ok;; esac; \
+	  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$$(date -u +%FT%TZ)" "$$(git rev-parse --short HEAD 2>/dev/null)" $$t \
+	    $(FUZZ_SECONDS) "$${n:-?}" $$r >> $(BUILD_FUZZ)/fuzz_totals.tsv; \
+	  echo "[fuzz] $$t: $${n:-?} executions, $$r"; \
 	done; \
 	if [ -n "$$failed" ]; then for t in $$failed; do echo "[fuzz] FAILED $$t:"; \
 	  grep -E -A30 'ERROR|invariant|deadly|timeout|out-of-memory|malloc' $(BUILD_FUZZ)/fuzz_$$t.log | head -60; \
