@@ -114,7 +114,7 @@ enum wgf_status wgf__bpe_word(const struct wgf_tokenizer *t, const unsigned char
         int32_t  left = (int32_t)(uint32_t)top;
         int32_t  right = s[left].next;
         if (s[left].id < 0 || right < 0) continue;
-        int32_t merged;
+        int32_t merged = -1;
         if (pair_rank(&t->merges, s[left].id, s[right].id, &merged) != rank) continue;
         s[left].id  = merged;
         s[left].next = s[right].next;
@@ -187,7 +187,7 @@ enum wgf_status wgf__bpe_chars(const struct wgf_tokenizer *t, const unsigned cha
         int32_t  left  = (int32_t)(uint32_t)top;
         int32_t  right = s[left].next;
         if (s[left].len == 0 || s[left].id < 0 || right < 0 || s[right].id < 0) continue;
-        int32_t merged;
+        int32_t merged = -1;
         if (pair_rank(&t->merges, s[left].id, s[right].id, &merged) != rank) continue;
         s[left].id = merged;
         s[left].len += s[right].len;

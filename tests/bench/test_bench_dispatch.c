@@ -105,7 +105,7 @@ static int run_cli(const char *cmd)
 static void check_cli(struct wgf_t *t)
 {
     const char *cli = getenv("WGF_CLI");
-    char        dir[512], cmd[4096], path[1024];
+    char        dir[512], cmd[8192], path[1024];
     if (!cli || !wgf_t_tmpdir("bench_cli", dir, sizeof dir)) {
         wgf_t_skip(t, "bench CLI", "WGF_CLI or WGF_TEST_TMP not set (run under ctest)");
         return;
