@@ -15,6 +15,7 @@ struct wgf_cli_state {
     const char *webgpu_lib; /* --webgpu-lib PATH                                   */
     const char *adapter;    /* --adapter INDEX|NAME|TYPE                           */
     bool        quiet;      /* --quiet: no progress lines on stderr                */
+    char        mapped_path[1024]; /* the memory-mapped input in use (for the SIGBUS message) */
 };
 extern struct wgf_cli_state wgf_cli;
 
@@ -30,6 +31,10 @@ void wgf_cli_error(const char *fmt, ...)
  * a finite number in [lo, hi]. */
 bool wgf_cli_parse_long(const char *flag, const char *s, long lo, long hi, long *out);
 bool wgf_cli_parse_double(const char *flag, const char *s, double lo, double hi, double *out);
+/* Record the path of a memory-mapped input the command is about to use. If the file is
+ * truncated or becomes unreadable while mapped, the kernel raises SIGBUS on the next access;
+ * main's handler then prints one line naming this path and exits 1 (RELIABILITY.md #30). */
+void wgf_cli_note_mapped(const char *path);
 /* Write a file atomically: to "<path>.tmp.<pid>" then rename. Returns 0 or errno. */
 int wgf_cli_write_atomic(const char *path, const void *data, size_t n);
 

@@ -64,6 +64,11 @@ bool wgf_cli_parse_double(const char *flag, const char *s, double lo, double hi,
     return true;
 }
 
+void wgf_cli_note_mapped(const char *path)
+{
+    snprintf(wgf_cli.mapped_path, sizeof wgf_cli.mapped_path, "%s", path ? path : "");
+}
+
 int wgf_cli_write_atomic(const char *path, const void *data, size_t n)
 {
     char tmp[4096];

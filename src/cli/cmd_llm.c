@@ -339,6 +339,7 @@ int wgf_cmd_run(int argc, char **argv)
         }
         file_text[file_len] = 0;
     }
+    wgf_cli_note_mapped(o.model);
     if (wgf_llm_model_load(o.model, &m, &err) != WGF_OK) {
         wgf_cli_error("%s", err.msg);
         goto out;
@@ -738,6 +739,7 @@ static int load_check(int argc, char **argv)
     struct wgf_err        err = {0};
     struct wgf_llm_model *m   = NULL;
     double                t0  = wgf_llm_now();
+    wgf_cli_note_mapped(model);
     if (wgf_llm_model_load(model, &m, &err) != WGF_OK) {
         wgf_cli_error("%s", err.msg);
         return 1;
@@ -819,6 +821,7 @@ static int llm_bench(int argc, char **argv)
     int32_t               *prompt = NULL;
     double                *pre = NULL, *dec = NULL;
     int                    rc  = 1;
+    wgf_cli_note_mapped(model);
     if (wgf_llm_model_load(model, &m, &err) != WGF_OK) {
         wgf_cli_error("%s", err.msg);
         return 1;

@@ -1,7 +1,9 @@
 /* wgfuse — command-line entry point: global flags, then one subcommand. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "util/sanitize_pin.h"
@@ -35,8 +37,29 @@ static const struct {
     {"llm", wgf_cmd_llm},     {"sim", wgf_cmd_sim},       {"bench", wgf_cmd_bench},
 };
 
+/* A mapped model file that shrinks under us (truncated download finishing, file replaced,
+ * disk error) turns the next access into SIGBUS. Nothing can continue from there, but the
+ * user gets one line naming the file and exit code 1 instead of a crash. Only
+ * async-signal-safe calls here. */
+static void on_sigbus(int sig)
+{
+    (void)sig;
+    static const char a[] = "wgfuse: error: ", b[] = ": the memory-mapped file was truncated or became "
+                                                     "unreadable while in use (SIGBUS); stopping\n";
+    const char *path = wgf_cli.mapped_path[0] ? wgf_cli.mapped_path : "an input file";
+    ssize_t r = write(2, a, sizeof a - 1);
+    r = write(2, path, strlen(path));
+    r = write(2, b, sizeof b - 1);
+    (void)r;
+    _exit(1);
+}
+
 int main(int argc, char **argv)
 {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigbus;
+    sigaction(SIGBUS, &sa, NULL);
     /* pull the global flags out wherever they are; the rest goes to the subcommand */
     wgf_sanitize_pin_drivers();
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
