@@ -102,15 +102,27 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The budget on both clocks. The thread-CPU clock is a real syscall (no vDSO): read after
+ * every match it was ~30k syscalls for a 4 KB prompt. A thread's CPU time never runs ahead
+ * of wall time, so it is read only once the cheap monotonic clock has passed its deadline. */
+struct deadline {
+    double cpu, wall;
+};
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static bool deadline_passed(const struct deadline *d) { return wall_s() > d->wall && now_s() > d->cpu; }
+
 /* Split text[off, off+len) with one regex, appending pieces to *out. */
 static enum wgf_status split_one(const pcre2_code *re, const char *text, size_t off, size_t len, pcre2_match_data *md,
-                                 pcre2_match_context *mc, double deadline, struct spans *out, struct wgf_err *err)
+                                 pcre2_match_context *mc, const struct deadline *deadline, struct spans *out, struct wgf_err *err)
 {
     PCRE2_SPTR subj  = (PCRE2_SPTR)(text + off);
     size_t     gap   = 0; /* start of the text not yet covered by a piece */
     size_t     start = 0;
-    unsigned   n_match = 0; /* thread CPU time is a real syscall (no vDSO): read it every 64
-                               matches; once per match was ~30k syscalls for a 4 KB prompt */
     while (start < len) {
         int rc = pcre2_match(re, subj, len, start, 0, md, mc);
         if (rc == PCRE2_ERROR_NOMATCH) break;
@@ -135,7 +147,7 @@ static enum wgf_status split_one(const pcre2_code *re, const char *text, size_t 
                 return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory splitting %zu bytes", len);
             gap = start = me;
         }
-        if ((++n_match & 63) == 0 && now_s() > deadline)
+        if (deadline_passed(deadline))
             return wgf_fail(err, WGF_ERR_LIMIT, "tokenizer: pre-tokenizer regex too slow (deadline passed after %zu of %zu bytes)",
                             start, len);
     }
@@ -157,7 +169,8 @@ enum wgf_status wgf__pretok_split(const struct wgf_tokenizer *t, const char *tex
         return WGF_OK;
     }
 
-    double deadline = now_s() + 0.5 + (double)len / (1024.0 * 1024.0);
+    double          budget   = 0.5 + (double)len / (1024.0 * 1024.0);
+    struct deadline deadline = {now_s() + budget, wall_s() + budget};
     size_t limit    = MATCH_LIMIT_BASE + (len > MATCH_LIMIT_MAX / 16 ? MATCH_LIMIT_MAX : 16 * len);
     if (limit > MATCH_LIMIT_MAX) limit = MATCH_LIMIT_MAX;
 
@@ -178,7 +191,7 @@ enum wgf_status wgf__pretok_split(const struct wgf_tokenizer *t, const char *tex
         }
         struct spans next = {0};
         for (size_t i = 0; !st && i < cur.n; i++)
-            st = split_one(t->regex[r], text, cur.v[i].off, cur.v[i].len, md, mc, deadline, &next, err);
+            st = split_one(t->regex[r], text, cur.v[i].off, cur.v[i].len, md, mc, &deadline, &next, err);
         pcre2_match_data_free(md);
         free(cur.v);
         cur = next;
