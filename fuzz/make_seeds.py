@@ -185,6 +185,26 @@ def tokenizer_json_seeds(hf_dirs):
         {"type": "Split", "pattern": {"Regex": "(a+)+$"}, "behavior": "Isolated", "invert": False}, {"type": "ByteLevel"}]}
     out(t, "item22_regex_a_plus_plus", json.dumps(evil))
     out(t, "item22_nested_deep", "[" * 100000)
+    # SentencePiece-style tokenizer.json (Llama-2 / Phi-3): byte_fallback BPE over U+2581 text,
+    # Prepend+Replace normalizer or a Metaspace pre-tokenizer, added tokens with lstrip/rstrip.
+    head = ["<unk>", "<s>", "</s>"]
+    vocab = {}
+    for x in head + ["<0x%02X>" % b for b in range(256)] + ["\u2581", "a", "b", "c", "h", "i", "bc", "ab", "abc",
+                                                          "\u2581h", "\u2581hi", "\n", "<|user|>", "<|end|>"]:
+        vocab[x] = len(vocab)
+    added = [{"id": i, "content": h, "special": True, "lstrip": False, "rstrip": False} for i, h in enumerate(head)]
+    added += [{"id": vocab["<|user|>"], "content": "<|user|>", "special": True, "lstrip": False, "rstrip": True},
+              {"id": vocab["<|end|>"], "content": "<|end|>", "special": True, "lstrip": True, "rstrip": True}]
+    model = {"type": "BPE", "vocab": vocab, "merges": ["b c", "ab c", "a b", "\u2581 h", "\u2581h i"],
+             "byte_fallback": True, "unk_token": "<unk>"}
+    norm = {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"},
+                                                 {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]}
+    out(t, "valid_spm_style", json.dumps({"added_tokens": added, "normalizer": norm, "pre_tokenizer": None, "model": model}))
+    meta = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False}
+    out(t, "valid_spm_metaspace", json.dumps({"added_tokens": added, "normalizer": None, "pre_tokenizer": meta, "model": model}))
+    nfc = json.loads(tj)
+    nfc["normalizer"] = {"type": "NFC"}
+    out(t, "valid_nfc", json.dumps(nfc))
 
 
 # ---- prompts and argv ----------------------------------------------------------------------
