@@ -26,10 +26,12 @@ static void usage(FILE *f)
             "       wgfuse sim trace ENV --actions A,A,... [--state S,S,...] [--seed N]\n"
             "       wgfuse sim market [--steps L] [--seed N] --out FILE   (finsim's path, for bench/sim_peers.py)\n"
             "       wgfuse sim bench [--workload W,...] [--strategy S,...] [--pop N,...] [--steps L,...]\n"
-            "                 [--gens N] [--runs N] [--hidden H] [--feedback F] [--dim D] [--json]\n"
+            "                 [--gens N] [--runs N] [--hidden H] [--feedback F] [--dim D] [--evolve E] [--json]\n"
             "\n"
             "ENV: cartpole (CartPole-v1), acrobot (Acrobot-v1), mountaincar (MountainCar-v0); bench also\n"
             "     rastrigin (population x dimension 2000) and finsim (16 assets, 8-16-6 recurrent policy).\n"
+            "E:   GA evolve kernels (same results): split (default: select | rank | breed passes), thread\n"
+            "     (evolve.wgsl, one dispatch, a thread per genome), wide (evolve_wide.wgsl, a workgroup each).\n"
             "S:   fused (one dispatch per episode), chunked:K (K steps per dispatch), per-step, fused-wide\n"
             "     (experimental, classic control: a thread per hidden unit of each genome).\n"
             "H:   hidden width (defaults: CartPole 8, Acrobot 16, MountainCar 8); F: outputs fed back as\n"
@@ -460,6 +462,7 @@ static int cmd_bench(int argc, char **argv)
 {
     const char *workloads = "cartpole", *strategies = "fused,chunked:50,per-step", *pops = "1024", *steps = "0";
     long gens = 10, runs = 3, hidden = 0, dim = 2000, feedback = -1;
+    int  evolve_wide = -1;
     bool json = false;
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
@@ -481,6 +484,15 @@ static int cmd_bench(int argc, char **argv)
             i++;
         } else if (!strcmp(f, "--feedback")) {
             if (!wgf_cli_parse_long(f, a, 0, 4, &feedback)) return 2;
+            i++;
+        } else if (!strcmp(f, "--evolve") && a) {
+            if (!strcmp(a, "split")) evolve_wide = -1;
+            else if (!strcmp(a, "thread")) evolve_wide = 0;
+            else if (!strcmp(a, "wide")) evolve_wide = 1;
+            else {
+                wgf_cli_error("sim bench: --evolve %s: expected split, thread or wide", a);
+                return 2;
+            }
             i++;
         } else if (!strcmp(f, "--json")) json = true;
         else if (!strcmp(f, "--help") || !strcmp(f, "-h")) return usage(stdout), 0;
@@ -554,6 +566,7 @@ static int cmd_bench(int argc, char **argv)
                     c.dim       = (int)dim;
                     if (w != WGF_SIM_FINSIM) c.n_feedback = (int)feedback;
                     c.ga.elites = c.pop > 64 ? c.pop / 64 : 1;
+                    c.evolve_wide = evolve_wide;
                     wgf_sim *sim = NULL;
                     struct wgf_sim_bench_result r;
                     enum wgf_status s = wgf_sim_create(ctx, &c, &sim, &err);
@@ -573,12 +586,12 @@ static int cmd_bench(int argc, char **argv)
                     }
                     if (json) {
                         printf("%s\n  {\"workload\": \"%s\", \"strategy\": \"%s\", \"pop\": %d, \"steps\": %d, "
-                               "\"params\": %d, \"dispatches_per_gen\": %d, \"gens\": %d, \"runs\": %ld, "
+                               "\"params\": %d, \"evolve\": \"%s\", \"dispatches_per_gen\": %d, \"gens\": %d, \"runs\": %ld, "
                                "\"gen_per_s_noreadback\": %.4g, \"gen_per_s_readback\": %.4g, \"eval_per_s\": %.4g, "
                                "\"checksum\": %.9g, \"ref_matched\": %d, \"ref_checked\": %d, "
                                "\"gpu_ms_reset\": %.4g, \"gpu_ms_episode\": %.4g, \"gpu_ms_evolve\": %.4g}",
                                first ? "" : ",", wi->name, strat, c.pop, L_eff, wgf_sim_n_params(sim),
-                               r.dispatches_per_gen, r.gens, runs, r.gen_per_s_noreadback, r.gen_per_s_readback,
+                               evolve_wide < 0 ? "split" : evolve_wide ? "wide" : "thread", r.dispatches_per_gen, r.gens, runs, r.gen_per_s_noreadback, r.gen_per_s_readback,
                                r.eval_per_s, r.checksum, r.ref_matched, r.ref_checked, r.gpu_ms_reset,
                                r.gpu_ms_episode, r.gpu_ms_evolve);
                     } else {

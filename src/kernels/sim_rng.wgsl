@@ -5,7 +5,10 @@
 //           and the C reference (src/sim/sim_rng.c) draw identical u32s.
 // Math:     hash(x) = PCG-RXS-M-XS 32 (LCG step, then PCG's output permutation);
 //           rand(seed, gen, i, j) = hash(hash(hash(hash(seed) ^ gen) ^ i) ^ j);
-//           u01(h) = (h >> 8) / 2^24, exact in f32.
+//           u01(h) = (h >> 8) / 2^24, exact in f32. sim_stream(seed, gen, i) is the
+//           (seed, gen, i) prefix, so sim_draw(sim_stream(seed, gen, i), j) ==
+//           sim_rand(seed, gen, i, j) bit for bit: a kernel that draws many j for one i
+//           hashes the prefix once.
 // Fuses:    nothing; composed into the prelude of sim_episode, evolve, es.
 // Mapping:  none (functions only).
 // Bindings: none.
@@ -29,6 +32,10 @@ fn sim_rand(seed: u32, gen: u32, i: u32, j: u32) -> u32 {
     return sim_hash(sim_hash(sim_hash(sim_hash(seed) ^ gen) ^ i) ^ j);
 }
 
+fn sim_stream(seed: u32, gen: u32, i: u32) -> u32 { return sim_hash(sim_hash(sim_hash(seed) ^ gen) ^ i); }
+
+fn sim_draw(stream: u32, j: u32) -> u32 { return sim_hash(stream ^ j); }
+
 fn sim_j(tag: u32, k: u32) -> u32 { return (tag << 28u) | (k & 0x0FFFFFFFu); }
 
 fn sim_u01(h: u32) -> f32 { return f32(h >> 8u) * (1.0 / 16777216.0); }
@@ -37,6 +44,13 @@ fn sim_u01(h: u32) -> f32 { return f32(h >> 8u) * (1.0 / 16777216.0); }
 fn sim_normal(seed: u32, gen: u32, i: u32, tag: u32, k: u32) -> f32 {
     let u1 = 1.0 - sim_u01(sim_rand(seed, gen, i, sim_j(tag, 2u * k)));
     let u2 = sim_u01(sim_rand(seed, gen, i, sim_j(tag, 2u * k + 1u)));
+    return sqrt(-2.0 * log(u1)) * cos(6.28318530718 * u2);
+}
+
+// sim_normal(seed, gen, i, tag, k) from the stream sim_stream(seed, gen, i): same bits.
+fn sim_normal_s(stream: u32, tag: u32, k: u32) -> f32 {
+    let u1 = 1.0 - sim_u01(sim_draw(stream, sim_j(tag, 2u * k)));
+    let u2 = sim_u01(sim_draw(stream, sim_j(tag, 2u * k + 1u)));
     return sqrt(-2.0 * log(u1)) * cos(6.28318530718 * u2);
 }
 

@@ -1,11 +1,25 @@
-/* wgfuse sim — the GA's evolve step on the GPU (src/kernels/evolve.wgsl).
+/* wgfuse sim — the GA's evolve step on the GPU.
  *
- * One dispatch turns params[p] into params[!p]: the `elites` best genomes keep their
- * genomes in slots 0..elites-1 (best first), every other slot gets a tournament-selected,
- * uniformly crossed-over, gaussian-mutated child. Thread 0 also advances the generation
- * counter (ctl[!p] = ctl[p] + 1), so generations chain on the GPU without host writes.
- * Two kernels, same results: evolve.wgsl (a thread per genome) and evolve_wide.wgsl (a
- * workgroup per genome, coalesced rows) for genomes of 512 parameters and more. */
+ * params[p] -> params[!p]: the `elites` best genomes keep their genomes in slots
+ * 0..elites-1 (best first), every other slot gets a tournament-selected, uniformly
+ * crossed-over, gaussian-mutated child; the generation counter advances on the GPU
+ * (ctl[!p] = ctl[p] + 1), so generations chain without host writes.
+ *
+ * Default (cfg.evolve_wide -1): the split evolve, three small passes in one compute pass:
+ *   evolve_select  a thread per genome: its two tournaments and RNG stream -> sel; per
+ *                  block of TOP_WG genomes, the block's best min(elites, TOP_WG) in order
+ *                  -> cand
+ *   evolve_rank    a thread per candidate: global rank by binary searches in the other
+ *                  blocks' sorted lists -> elite (skipped when there is one block)
+ *   evolve_breed   a workgroup per child slot: elite copy or crossover + mutation, lanes over
+ *                  parameters (coalesced rows); advances the generation counter
+ * Why: the one-dispatch kernels (evolve.wgsl, a thread per genome; evolve_wide.wgsl, a
+ * workgroup per genome) rank each genome by a serial scan of the whole fitness vector that
+ * stops after `elites` better genomes; the elite and near-elite genomes scan all POP, one
+ * 4-byte load and compare per step, on 64 workgroups: a latency chain of POP (x elites/rank)
+ * steps that dominated a generation on a GPU (H200, 4,096 x 114, 64 elites: 0.38 ms). The
+ * split passes give the same bits (tests/sim/test_sim_evolve.c); the one-dispatch kernels
+ * stay as references (cfg.evolve_wide 0 / 1). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,42 +32,116 @@ struct ga_uniform {
     uint32_t pad[4]; /* 32 bytes */
 };
 
-enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
+static enum wgf_status make_pipe(wgf_sim *sim, const char *role, const char *prelude, const struct wgf_constant *k,
+                                 int nk, wgf_pipeline **out, struct wgf_err *err)
 {
     char label[64];
+    const char *src = wgf_kernel_source(role);
+    if (!src) return wgf_fail(err, WGF_ERR_INTERNAL, "sim: kernel '%s' is not embedded", role);
+    snprintf(label, sizeof label, "%s_%s", role, wgf_sim_workload_info(sim->cfg.workload)->name);
+    struct wgf_pipeline_desc d = {.label = label, .wgsl = src, .prelude = prelude, .constants = k, .n_constants = nk};
+    enum wgf_status s = wgf_pipeline_get(sim->ctx, &d, out);
+    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, label);
+}
+
+static enum wgf_status make_bg(wgf_sim *sim, wgf_pipeline *p, wgf_buffer **b, int n, wgf_bind_group **out,
+                               struct wgf_err *err)
+{
+    enum wgf_status s = wgf_bind_group_create(sim->ctx, p, b, n, out);
+    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(p));
+}
+
+static enum wgf_status make_buf(wgf_sim *sim, const char *label, uint64_t bytes, wgf_buffer **out, struct wgf_err *err)
+{
+    enum wgf_status s = wgf_buffer_create(sim->ctx, label, bytes < 16 ? 16 : bytes, WGF_BUF_STORAGE, out);
+    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, label);
+}
+
+static enum wgf_status split_init(wgf_sim *sim, const char *prelude, struct wgf_err *err)
+{
+    int pop = sim->cfg.pop, E = sim->cfg.ga.elites;
+    sim->evolve_blocks = (pop + WGF_SIM_TOP_WG - 1) / WGF_SIM_TOP_WG;
+    sim->evolve_cand   = E < WGF_SIM_TOP_WG ? E : WGF_SIM_TOP_WG;
+    bool rank          = sim->evolve_blocks > 1 && E > 0;
+    sim->evolve_dispatches = rank ? 3 : 2;
+    uint64_t ncand = (uint64_t)sim->evolve_blocks * (uint64_t)sim->evolve_cand;
+    struct wgf_constant k[2] = {{"CE", sim->evolve_cand}, {"NB", sim->evolve_blocks}};
+    enum wgf_status s = make_pipe(sim, "evolve_select", prelude, k, 1, &sim->evolve_pass[0], err);
+    if (s == WGF_OK && rank) s = make_pipe(sim, "evolve_rank", prelude, k, 2, &sim->evolve_pass[1], err);
+    if (s == WGF_OK) s = make_pipe(sim, "evolve_breed", prelude, NULL, 0, &sim->evolve_pass[2], err);
+    if (s == WGF_OK) s = make_buf(sim, "sim.sel", (uint64_t)pop * 16u, &sim->sel, err);
+    if (s == WGF_OK) s = make_buf(sim, "sim.cand_idx", ncand * 4u, &sim->cand_idx, err);
+    if (s == WGF_OK) s = make_buf(sim, "sim.cand_fit", ncand * 4u, &sim->cand_fit, err);
+    if (s == WGF_OK) s = make_buf(sim, "sim.elite", (uint64_t)E * 4u, &sim->elite, err);
+    if (s == WGF_OK && rank) {
+        wgf_buffer *b[4] = {sim->elite, sim->cand_idx, sim->cand_fit, sim->ga};
+        s = make_bg(sim, sim->evolve_pass[1], b, 4, &sim->rank_bg, err);
+    }
+    for (int p = 0; p < 2 && s == WGF_OK; p++) {
+        wgf_buffer *bs[6] = {sim->sel, sim->cand_idx, sim->cand_fit, sim->fitness, sim->ctl[p], sim->ga};
+        s = make_bg(sim, sim->evolve_pass[0], bs, 6, &sim->select_bg[p], err);
+        /* one block: its sorted candidate list is the elite */
+        wgf_buffer *bb[7] = {sim->params[!p], sim->ctl[!p],   sim->params[p], sim->sel,
+                             rank ? sim->elite : sim->cand_idx, sim->ctl[p], sim->ga};
+        if (s == WGF_OK) s = make_bg(sim, sim->evolve_pass[2], bb, 7, &sim->breed_bg[p], err);
+    }
+    return s;
+}
+
+enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
+{
     const char *frags[1] = {"sim_rng"};
-    const char *role     = sim->cfg.evolve_wide ? "evolve_wide" : "evolve";
-    const char *src      = wgf_kernel_source(role);
     char       *prelude  = wgf__sim_compose(sim, frags, 1, err);
     if (!prelude) return err ? err->status : WGF_ERR_INTERNAL;
-    if (!src) {
+    enum wgf_status s = wgf_buffer_create(sim->ctx, "sim.ga", sizeof(struct ga_uniform), WGF_BUF_UNIFORM, &sim->ga);
+    if (s != WGF_OK) {
         free(prelude);
-        return wgf_fail(err, WGF_ERR_INTERNAL, "sim: kernel '%s' is not embedded", role);
+        return wgf__sim_gpu_fail(sim, err, s, "sim.ga");
     }
-    snprintf(label, sizeof label, "%s_%s", role, wgf_sim_workload_info(sim->cfg.workload)->name);
-    struct wgf_pipeline_desc d = {.label = label, .wgsl = src, .prelude = prelude};
-    enum wgf_status s = wgf_pipeline_get(sim->ctx, &d, &sim->evolve);
-    free(prelude);
-    if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, label);
-
-    s = wgf_buffer_create(sim->ctx, "sim.ga", sizeof(struct ga_uniform), WGF_BUF_UNIFORM, &sim->ga);
-    if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "sim.ga");
     struct ga_uniform u = {(uint32_t)sim->cfg.ga.elites, (uint32_t)sim->cfg.ga.tournament, sim->cfg.ga.mut_rate,
                            sim->cfg.ga.mut_sigma, {0}};
-    if ((s = wgf_buffer_write(sim->ctx, sim->ga, 0, &u, sizeof u)) != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "sim.ga");
-    for (int p = 0; p < 2; p++) {
-        wgf_buffer *b[6] = {sim->params[!p], sim->ctl[!p], sim->params[p], sim->fitness, sim->ctl[p], sim->ga};
-        if ((s = wgf_bind_group_create(sim->ctx, sim->evolve, b, 6, &sim->evolve_bg[p])) != WGF_OK)
-            return wgf__sim_gpu_fail(sim, err, s, label);
+    if ((s = wgf_buffer_write(sim->ctx, sim->ga, 0, &u, sizeof u)) != WGF_OK) {
+        free(prelude);
+        return wgf__sim_gpu_fail(sim, err, s, "sim.ga");
     }
-    return WGF_OK;
+    if (sim->cfg.evolve_wide < 0) {
+        s = split_init(sim, prelude, err);
+        free(prelude);
+        return s;
+    }
+    sim->evolve_dispatches = 1;
+    s = make_pipe(sim, sim->cfg.evolve_wide ? "evolve_wide" : "evolve", prelude, NULL, 0, &sim->evolve, err);
+    free(prelude);
+    for (int p = 0; p < 2 && s == WGF_OK; p++) {
+        wgf_buffer *b[6] = {sim->params[!p], sim->ctl[!p], sim->params[p], sim->fitness, sim->ctl[p], sim->ga};
+        s = make_bg(sim, sim->evolve, b, 6, &sim->evolve_bg[p], err);
+    }
+    return s;
 }
 
 enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err)
 {
-    uint32_t nx = sim->cfg.evolve_wide ? (uint32_t)sim->cfg.pop : (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
-    enum wgf_status s = wgf_recorder_dispatch(r, sim->evolve, sim->evolve_bg[sim->parity], nx, 1, 1);
-    if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(sim->evolve));
+    const int p = sim->parity;
+    enum wgf_status s;
+    wgf_pipeline   *fail = sim->evolve;
+    if (sim->evolve) {
+        uint32_t nx = sim->cfg.evolve_wide ? (uint32_t)sim->cfg.pop : (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
+        s = wgf_recorder_dispatch(r, sim->evolve, sim->evolve_bg[p], nx, 1, 1);
+    } else {
+        uint32_t pop = (uint32_t)sim->cfg.pop, nx = pop < 65535u ? pop : 65535u, ny = (pop + nx - 1) / nx;
+        uint32_t ncand = (uint32_t)sim->evolve_blocks * (uint32_t)sim->evolve_cand;
+        fail = sim->evolve_pass[0];
+        s    = wgf_recorder_dispatch(r, sim->evolve_pass[0], sim->select_bg[p], (uint32_t)sim->evolve_blocks, 1, 1);
+        if (s == WGF_OK && sim->rank_bg) {
+            fail = sim->evolve_pass[1];
+            s    = wgf_recorder_dispatch(r, sim->evolve_pass[1], sim->rank_bg, (ncand + WGF_SIM_TOP_WG - 1) / WGF_SIM_TOP_WG, 1, 1);
+        }
+        if (s == WGF_OK) {
+            fail = sim->evolve_pass[2];
+            s    = wgf_recorder_dispatch(r, sim->evolve_pass[2], sim->breed_bg[p], nx, ny, 1);
+        }
+    }
+    if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(fail));
     sim->parity = !sim->parity;
     sim->gen++;
     return WGF_OK;

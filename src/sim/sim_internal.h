@@ -9,6 +9,7 @@
 #define WGF_SIM_STRIDE       16 /* f32 words per genome state record, classic control      */
 #define WGF_SIM_FIN_STRIDE   64 /* finsim: 16 exposures + 32 feedback + log equity + t, done */
 #define WGF_SIM_PRELUDE_MAX  8192
+#define WGF_SIM_TOP_WG       256 /* evolve_select / evolve_rank: genomes per block            */
 
 /* fused-wide: lanes per genome = the smallest power of two >= the hidden width (<= WG). */
 static inline int wgf__sim_lanes(int hidden)
@@ -55,15 +56,26 @@ struct wgf_sim {
     wgf_buffer *state_buf[2];  /* (pop, stride) f32; ping-pong across episode dispatches  */
     wgf_buffer *ctl[2];        /* (4) u32: generation, seed, 0, 0; ping-pong with params  */
     wgf_buffer *ga;            /* uniform (8) 32 B: elites, tournament, rate, sigma       */
+    wgf_buffer *sel;           /* evolve: (pop) u32x4 parents A, B + RNG stream per child */
+    wgf_buffer *cand_idx;      /* evolve: (n_blocks, cand_per_block) u32 block-best genomes */
+    wgf_buffer *cand_fit;      /* evolve: their fitness, f32                              */
+    wgf_buffer *elite;         /* evolve: (elites) u32 genome of global rank r            */
     wgf_buffer *mkt_returns;   /* finsim (L, 16) f32                                      */
     wgf_buffer *mkt_signals;   /* finsim (L, 36) f32                                      */
 
     wgf_pipeline   *reset;           /* episode kernel, MODE 0                            */
     wgf_pipeline   *step;            /* episode kernel, MODE 1, CHUNK steps per dispatch  */
-    wgf_pipeline   *evolve;
+    wgf_pipeline   *evolve;          /* legacy one-dispatch evolve (cfg.evolve_wide 0/1)  */
+    wgf_pipeline   *evolve_pass[3];  /* split evolve: select, rank, breed (evolve_wide -1) */
     wgf_bind_group *reset_bg[2];     /* [params parity]                                   */
     wgf_bind_group *step_bg[2][2];   /* [params parity][state_buf index read]             */
-    wgf_bind_group *evolve_bg[2];    /* [params parity]                                   */
+    wgf_bind_group *evolve_bg[2];    /* legacy evolve [params parity]                     */
+    wgf_bind_group *select_bg[2];    /* [params parity]                                   */
+    wgf_bind_group *rank_bg;
+    wgf_bind_group *breed_bg[2];     /* [params parity]                                   */
+    int             evolve_blocks;   /* split evolve: ceil(pop / WGF_SIM_TOP_WG)          */
+    int             evolve_cand;     /* candidates per block: min(elites, TOP_WG)         */
+    int             evolve_dispatches; /* per generation: 1 (legacy), 2 or 3 (split)       */
 };
 
 /* Copy the context's last error into *err with a prefix. */

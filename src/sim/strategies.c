@@ -65,10 +65,11 @@ void wgf__sim_prelude(const wgf_sim *sim, char *buf, size_t cap)
              "const STRIDE: u32 = %du;     // f32 words per genome state record\n"
              "const WG: u32 = %du;         // threads per workgroup\n"
              "const LANES: u32 = %du;      // fused-wide: lanes per genome, pow2 >= N_HID\n"
-             "const GPW: u32 = %du;        // fused-wide: genomes per workgroup, WG / LANES\n",
+             "const GPW: u32 = %du;        // fused-wide: genomes per workgroup, WG / LANES\n"
+             "const TOP_WG: u32 = %du;     // evolve_select / evolve_rank: genomes per block\n",
              wi->name, c->pop, c->pop, sim->n_params, p->n_in ? p->n_in : 1, p->n_hidden ? p->n_hidden : 1,
              p->n_out ? p->n_out : 1, wi->n_obs, wi->n_actions, p->n_feedback, c->max_steps, sim->stride, WGF_SIM_WG,
-             wgf__sim_lanes(p->n_hidden), WGF_SIM_WG / wgf__sim_lanes(p->n_hidden));
+             wgf__sim_lanes(p->n_hidden), WGF_SIM_WG / wgf__sim_lanes(p->n_hidden), WGF_SIM_TOP_WG);
 }
 
 /* prelude consts + the named fragments, in order, into a malloc'd string. */
@@ -255,7 +256,8 @@ enum wgf_status wgf_sim_create(wgf_ctx *ctx, const struct wgf_sim_config *cfg, w
         sim->n_params = wgf_sim_policy_n_params(&sim->pol);
         sim->stride   = c.workload == WGF_SIM_FINSIM ? WGF_SIM_FIN_STRIDE : WGF_SIM_STRIDE;
     }
-    if (c.evolve_wide < 0) c.evolve_wide = sim->n_params >= 512 && c.pop <= 65535;
+    /* evolve_wide -1 (default): the split evolve (evolve_select, evolve_rank, evolve_breed);
+     * 0 / 1: the one-dispatch evolve.wgsl / evolve_wide.wgsl, kept as bitwise references */
     sim->cfg = c;
     uint64_t pop = (uint64_t)c.pop, params_bytes = pop * (uint64_t)sim->n_params * 4u;
     uint64_t state_bytes = pop * (uint64_t)(sim->stride ? sim->stride : 1) * 4u;
@@ -297,6 +299,8 @@ void wgf_sim_free(wgf_sim *sim)
     for (int p = 0; p < 2; p++) {
         wgf_bind_group_free(sim->reset_bg[p]);
         wgf_bind_group_free(sim->evolve_bg[p]);
+        wgf_bind_group_free(sim->select_bg[p]);
+        wgf_bind_group_free(sim->breed_bg[p]);
         for (int q = 0; q < 2; q++) wgf_bind_group_free(sim->step_bg[p][q]);
         wgf_buffer_free(sim->params[p]);
         wgf_buffer_free(sim->state_buf[p]);
@@ -304,6 +308,11 @@ void wgf_sim_free(wgf_sim *sim)
     }
     wgf_buffer_free(sim->fitness);
     wgf_buffer_free(sim->ga);
+    wgf_bind_group_free(sim->rank_bg);
+    wgf_buffer_free(sim->sel);
+    wgf_buffer_free(sim->cand_idx);
+    wgf_buffer_free(sim->cand_fit);
+    wgf_buffer_free(sim->elite);
     wgf_buffer_free(sim->mkt_returns);
     wgf_buffer_free(sim->mkt_signals);
     wgf_sim_market_free(&sim->market);
@@ -319,7 +328,10 @@ const struct wgf_sim_market *wgf_sim_market_of(const wgf_sim *sim)
     return sim->cfg.workload == WGF_SIM_FINSIM ? &sim->market : NULL;
 }
 
-int wgf_sim_dispatches_per_generation(const wgf_sim *sim) { return (sim->reset ? 1 : 0) + sim->n_chunks + 1; }
+int wgf_sim_dispatches_per_generation(const wgf_sim *sim)
+{
+    return (sim->reset ? 1 : 0) + sim->n_chunks + sim->evolve_dispatches;
+}
 
 enum wgf_status wgf_sim_params_write(wgf_sim *sim, const float *params, struct wgf_err *err)
 {
