@@ -30,8 +30,9 @@ static void usage(FILE *f)
             "\n"
             "ENV: cartpole (CartPole-v1), acrobot (Acrobot-v1), mountaincar (MountainCar-v0); bench also\n"
             "     rastrigin (population x dimension 2000) and finsim (16 assets, 8-16-6 recurrent policy).\n"
-            "E:   GA evolve kernels (same results): split (default: select | rank | breed passes), thread\n"
-            "     (evolve.wgsl, one dispatch, a thread per genome), wide (evolve_wide.wgsl, a workgroup each).\n"
+            "E:   GA evolve kernels (same results): split (select | rank | breed passes), thread (evolve.wgsl,\n"
+            "     one dispatch, a thread per genome), wide (evolve_wide.wgsl, a workgroup per genome), auto\n"
+            "     (default: split on a GPU; thread, or wide from 512 parameters, on a CPU adapter).\n"
             "S:   fused (one dispatch per episode), chunked:K (K steps per dispatch), per-step, fused-wide\n"
             "     (experimental, classic control: a thread per hidden unit of each genome).\n"
             "H:   hidden width (defaults: CartPole 8, Acrobot 16, MountainCar 8); F: outputs fed back as\n"
@@ -458,6 +459,11 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+static const char *evolve_name(int evolve_wide)
+{
+    return evolve_wide == 2 ? "split" : evolve_wide == 1 ? "wide" : "thread";
+}
+
 static int cmd_bench(int argc, char **argv)
 {
     const char *workloads = "cartpole", *strategies = "fused,chunked:50,per-step", *pops = "1024", *steps = "0";
@@ -486,11 +492,12 @@ static int cmd_bench(int argc, char **argv)
             if (!wgf_cli_parse_long(f, a, 0, 4, &feedback)) return 2;
             i++;
         } else if (!strcmp(f, "--evolve") && a) {
-            if (!strcmp(a, "split")) evolve_wide = -1;
+            if (!strcmp(a, "auto")) evolve_wide = -1;
+            else if (!strcmp(a, "split")) evolve_wide = 2;
             else if (!strcmp(a, "thread")) evolve_wide = 0;
             else if (!strcmp(a, "wide")) evolve_wide = 1;
             else {
-                wgf_cli_error("sim bench: --evolve %s: expected split, thread or wide", a);
+                wgf_cli_error("sim bench: --evolve %s: expected auto, split, thread or wide", a);
                 return 2;
             }
             i++;
@@ -591,7 +598,7 @@ static int cmd_bench(int argc, char **argv)
                                "\"checksum\": %.9g, \"ref_matched\": %d, \"ref_checked\": %d, "
                                "\"gpu_ms_reset\": %.4g, \"gpu_ms_episode\": %.4g, \"gpu_ms_evolve\": %.4g}",
                                first ? "" : ",", wi->name, strat, c.pop, L_eff, wgf_sim_n_params(sim),
-                               evolve_wide < 0 ? "split" : evolve_wide ? "wide" : "thread", r.dispatches_per_gen, r.gens, runs, r.gen_per_s_noreadback, r.gen_per_s_readback,
+                               evolve_name(wgf_sim_config_of(sim)->evolve_wide), r.dispatches_per_gen, r.gens, runs, r.gen_per_s_noreadback, r.gen_per_s_readback,
                                r.eval_per_s, r.checksum, r.ref_matched, r.ref_checked, r.gpu_ms_reset,
                                r.gpu_ms_episode, r.gpu_ms_evolve);
                     } else {

@@ -30,9 +30,10 @@ fn env_reset(s: ptr<function, array<f32, 4>>, seed: u32, gen: u32, g: u32) {
 }
 
 fn env_obs(s: ptr<function, array<f32, 4>>, o: ptr<function, array<f32, N_IN>>) {
-    for (var i = 0u; i < 4u; i++) {
-        (*o)[i] = (*s)[i];
-    }
+    (*o)[0] = (*s)[0];
+    (*o)[1] = (*s)[1];
+    (*o)[2] = (*s)[2];
+    (*o)[3] = (*s)[3];
 }
 
 // Returns (reward, terminated as 0/1).

@@ -13,7 +13,8 @@
 //           4 ctl       (4) u32 r: generation, seed
 // Record:   [0,4) env state | [4,8) fed-back outputs | 8 return | 9 t | 10 done (f32).
 // Injected: prelude consts POP N_PARAMS N_IN N_HID N_OUT N_OBS N_ACT N_FB FB_CAP MAX_STEPS
-//           STRIDE WG + fragments sim_rng, sim_policy and the env (cartpole, acrobot,
+//           STRIDE WG + fragments sim_rng, sim_policy_gen (sim_policy.wgsl generated
+//           straight-line for the shape, src/sim/policy.c) and the env (cartpole, acrobot,
 //           mountaincar); overrides MODE, CHUNK.
 
 @group(0) @binding(0) var<storage, read_write> state_out : array<f32>; // (POP, STRIDE)
@@ -45,10 +46,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
 
+    // literal indices into the private arrays throughout (registers on a GPU, whether or
+    // not its compiler unrolls a loop)
     var s: array<f32, 4>;
-    for (var i = 0u; i < 4u; i++) {
-        s[i] = state_in[base + i];
-    }
+    s[0] = state_in[base + 0u];
+    s[1] = state_in[base + 1u];
+    s[2] = state_in[base + 2u];
+    s[3] = state_in[base + 3u];
     var inp: array<f32, N_IN>;
     for (var i = 0u; i < N_FB; i++) {
         inp[N_OBS + i] = state_in[base + 4u + i];
@@ -66,10 +70,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
             env_obs(&s, &inp);
             var out: array<f32, N_OUT>;
             policy_forward(&inp, &out);
+            // argmax, first index on ties; tracks the best value so `out` is never
+            // indexed by a data-dependent value (that would force it into local memory)
             var a = 0u;
+            var best = out[0];
             for (var i = 1u; i < N_ACT; i++) {
-                if (out[i] > out[a]) {
+                if (out[i] > best) {
                     a = i;
+                    best = out[i];
                 }
             }
             for (var i = 0u; i < N_FB; i++) {
@@ -82,9 +90,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
 
-    for (var i = 0u; i < 4u; i++) {
-        state_out[base + i] = s[i];
-    }
+    state_out[base + 0u] = s[0];
+    state_out[base + 1u] = s[1];
+    state_out[base + 2u] = s[2];
+    state_out[base + 3u] = s[3];
     for (var i = 0u; i < 4u; i++) {
         state_out[base + 4u + i] = select(0.0, inp[min(N_OBS + i, N_IN - 1u)], i < N_FB);
     }

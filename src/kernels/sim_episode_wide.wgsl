@@ -96,10 +96,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 }
                 out[o] = acc;
             }
+            // argmax, first index on ties; tracks the best value so `out` is never
+            // indexed by a data-dependent value (that would force it into local memory)
             var a = 0u;
+            var best = out[0];
             for (var i = 1u; i < N_ACT; i++) {
-                if (out[i] > out[a]) {
+                if (out[i] > best) {
                     a = i;
+                    best = out[i];
                 }
             }
             for (var i = 0u; i < N_FB; i++) {

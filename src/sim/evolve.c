@@ -5,7 +5,8 @@
  * crossed-over, gaussian-mutated child; the generation counter advances on the GPU
  * (ctl[!p] = ctl[p] + 1), so generations chain without host writes.
  *
- * Default (cfg.evolve_wide -1): the split evolve, three small passes in one compute pass:
+ * cfg.evolve_wide 2 (the default on GPUs): the split evolve, three small passes in one
+ * compute pass:
  *   evolve_select  a thread per genome: its two tournaments and RNG stream -> sel; per
  *                  block of TOP_WG genomes, the block's best min(elites, TOP_WG) in order
  *                  -> cand
@@ -19,7 +20,8 @@
  * 4-byte load and compare per step, on 64 workgroups: a latency chain of POP (x elites/rank)
  * steps that dominated a generation on a GPU (H200, 4,096 x 114, 64 elites: 0.38 ms). The
  * split passes give the same bits (tests/sim/test_sim_evolve.c); the one-dispatch kernels
- * stay as references (cfg.evolve_wide 0 / 1). */
+ * (cfg.evolve_wide 0 / 1) stay as references and as the default on CPU adapters, where
+ * there is no latency to hide (strategies.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +106,7 @@ enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
         free(prelude);
         return wgf__sim_gpu_fail(sim, err, s, "sim.ga");
     }
-    if (sim->cfg.evolve_wide < 0) {
+    if (sim->cfg.evolve_wide == 2) {
         s = split_init(sim, prelude, err);
         free(prelude);
         return s;

@@ -34,6 +34,10 @@ float wgf__mountaincar_step(float s[4], int action, bool *terminated);
  * tanh implementations return NaN for large |x|; tanh(15) rounds to 1 in f32 anyway). */
 float wgf__sim_tanh(float x);
 
+/* policy_load + policy_forward for sim_policy.wgsl, straight-line for this shape (policy.c);
+ * malloc'd, NULL when out of memory. wgf__sim_compose appends it after the fragment. */
+char *wgf__sim_policy_wgsl(const struct wgf_sim_policy *p);
+
 /* WGSL role that holds a workload's environment functions (NULL: none). */
 const char *wgf__sim_env_kernel(enum wgf_sim_workload w);
 

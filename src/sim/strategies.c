@@ -72,15 +72,27 @@ void wgf__sim_prelude(const wgf_sim *sim, char *buf, size_t cap)
              wgf__sim_lanes(p->n_hidden), WGF_SIM_WG / wgf__sim_lanes(p->n_hidden), WGF_SIM_TOP_WG);
 }
 
-/* prelude consts + the named fragments, in order, into a malloc'd string. */
+/* prelude consts + the named fragments, in order, into a malloc'd string; the pseudo
+ * fragment "sim_policy_gen" is sim_policy.wgsl generated straight-line for this policy's
+ * shape (wgf__sim_policy_wgsl). */
 char *wgf__sim_compose(const wgf_sim *sim, const char *const *fragments, int n, struct wgf_err *err)
 {
     char consts[WGF_SIM_PRELUDE_MAX];
     wgf__sim_prelude(sim, consts, sizeof consts);
     size_t len = strlen(consts) + 1;
+    char  *gen = NULL;
     for (int i = 0; i < n; i++) {
+        if (!strcmp(fragments[i], "sim_policy_gen")) {
+            if (!gen && !(gen = wgf__sim_policy_wgsl(&sim->pol))) {
+                wgf_fail(err, WGF_ERR_NOMEM, "sim: generated policy code");
+                return NULL;
+            }
+            len += strlen(gen) + 1;
+            continue;
+        }
         const char *src = wgf_kernel_source(fragments[i]);
         if (!src) {
+            free(gen);
             wgf_fail(err, WGF_ERR_INTERNAL, "sim: kernel '%s' is not embedded", fragments[i]);
             return NULL;
         }
@@ -88,11 +100,14 @@ char *wgf__sim_compose(const wgf_sim *sim, const char *const *fragments, int n, 
     }
     char *out = malloc(len);
     if (!out) {
+        free(gen);
         wgf_fail(err, WGF_ERR_NOMEM, "sim: prelude of %zu bytes", len);
         return NULL;
     }
     strcpy(out, consts);
-    for (int i = 0; i < n; i++) strcat(strcat(out, wgf_kernel_source(fragments[i])), "\n");
+    for (int i = 0; i < n; i++)
+        strcat(strcat(out, strcmp(fragments[i], "sim_policy_gen") ? wgf_kernel_source(fragments[i]) : gen), "\n");
+    free(gen);
     return out;
 }
 
@@ -151,7 +166,9 @@ static enum wgf_status check_config(wgf_ctx *ctx, struct wgf_sim_config *c, stru
         return wgf_fail(err, WGF_ERR_ARG, "sim: %d fed-back outputs (0..4; finsim: 2)", c->n_feedback);
     if (c->workload == WGF_SIM_FINSIM && c->hidden != 16)
         return wgf_fail(err, WGF_ERR_ARG, "sim: finsim's policy is 8-16-6 (hidden %d given)", c->hidden);
-    if (c->evolve_wide > 0 && c->pop > 65535)
+    if (c->evolve_wide < -1 || c->evolve_wide > 2)
+        return wgf_fail(err, WGF_ERR_ARG, "sim: evolve_wide %d (-1 auto, 0 thread, 1 wide, 2 split)", c->evolve_wide);
+    if (c->evolve_wide == 1 && c->pop > 65535)
         return wgf_fail(err, WGF_ERR_ARG, "sim: evolve_wide needs a population <= 65535 (one workgroup each)");
     if (c->workload == WGF_SIM_RASTRIGIN && (c->dim < 1 || c->dim > 1000000))
         return wgf_fail(err, WGF_ERR_ARG, "sim: Rastrigin dimension %d out of range", c->dim);
@@ -198,8 +215,9 @@ static enum wgf_status build_episode(wgf_sim *sim, struct wgf_err *err)
     else snprintf(label, sizeof label, "%s_%s", wi->name, wide ? "fused_wide" : c->strategy == WGF_SIM_FUSED ? "fused" : "per_step");
     snprintf(reset_label, sizeof reset_label, "%s_reset", wi->name);
 
-    const char *frags[3] = {"sim_rng", "sim_policy", wgf__sim_env_kernel(c->workload)};
     bool        fin      = c->workload == WGF_SIM_FINSIM;
+    /* classic control: the policy generated straight-line (src/sim/policy.c); finsim: looped */
+    const char *frags[3] = {"sim_rng", fin ? "sim_policy" : "sim_policy_gen", wgf__sim_env_kernel(c->workload)};
     char       *prelude  = wgf__sim_compose(sim, frags, fin ? 2 : 3, err);
     if (!prelude) return err ? err->status : WGF_ERR_NOMEM;
     const char *src = wgf_kernel_source(fin ? "finsim" : "sim_episode");
@@ -256,8 +274,17 @@ enum wgf_status wgf_sim_create(wgf_ctx *ctx, const struct wgf_sim_config *cfg, w
         sim->n_params = wgf_sim_policy_n_params(&sim->pol);
         sim->stride   = c.workload == WGF_SIM_FINSIM ? WGF_SIM_FIN_STRIDE : WGF_SIM_STRIDE;
     }
-    /* evolve_wide -1 (default): the split evolve (evolve_select, evolve_rank, evolve_breed);
-     * 0 / 1: the one-dispatch evolve.wgsl / evolve_wide.wgsl, kept as bitwise references */
+    /* evolve kernels (src/sim/evolve.c), same bits either way: 2 = split (evolve_select,
+     * evolve_rank, evolve_breed), 0 = evolve.wgsl, 1 = evolve_wide.wgsl (one dispatch each).
+     * Auto (-1): split on a GPU, where the one-dispatch kernels' serial rank scan is a long
+     * latency chain; on a CPU adapter (lavapipe) there is no latency to hide and the split's
+     * extra passes and 4,096-workgroup breed cost more than they save, so the one-dispatch
+     * kernels (wide from 512 parameters) stay. */
+    if (c.evolve_wide < 0) {
+        const struct wgf_adapter_desc *ad = wgf_ctx_adapter(ctx);
+        bool cpu = ad && !strcmp(ad->type, "cpu");
+        c.evolve_wide = !cpu ? 2 : sim->n_params >= 512 && c.pop <= 65535 ? 1 : 0;
+    }
     sim->cfg = c;
     uint64_t pop = (uint64_t)c.pop, params_bytes = pop * (uint64_t)sim->n_params * 4u;
     uint64_t state_bytes = pop * (uint64_t)(sim->stride ? sim->stride : 1) * 4u;
