@@ -94,9 +94,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     state_out[base + 1u] = s[1];
     state_out[base + 2u] = s[2];
     state_out[base + 3u] = s[3];
-    for (var i = 0u; i < 4u; i++) {
-        state_out[base + 4u + i] = select(0.0, inp[min(N_OBS + i, N_IN - 1u)], i < N_FB);
-    }
+    state_out[base + 4u] = select(0.0, inp[min(N_OBS + 0u, N_IN - 1u)], 0u < N_FB);
+    state_out[base + 5u] = select(0.0, inp[min(N_OBS + 1u, N_IN - 1u)], 1u < N_FB);
+    state_out[base + 6u] = select(0.0, inp[min(N_OBS + 2u, N_IN - 1u)], 2u < N_FB);
+    state_out[base + 7u] = select(0.0, inp[min(N_OBS + 3u, N_IN - 1u)], 3u < N_FB);
     state_out[base + 8u] = ret;
     state_out[base + 9u] = f32(t);
     state_out[base + 10u] = select(0.0, 1.0, done);
