@@ -175,10 +175,13 @@ struct wgf_sim_config {
     float                 init_sigma; /* initial parameters ~ N(0, init_sigma^2); Rastrigin:
                                          U(-5.12, 5.12)                                     */
     struct wgf_sim_ga     ga;
-    int                   evolve_wide; /* evolve kernel: -1 auto (a workgroup per genome from
-                                          512 parameters up), 0 a thread per genome
-                                          (evolve.wgsl), 1 a workgroup per genome
-                                          (evolve_wide.wgsl); same results either way */
+    int                   evolve_wide; /* evolve kernel: -1 auto (on a GPU the split passes;
+                                          on a CPU adapter a thread per genome, or a
+                                          workgroup per genome from 512 parameters up),
+                                          0 a thread per genome (evolve.wgsl), 1 a workgroup
+                                          per genome (evolve_wide.wgsl), 2 the split passes
+                                          evolve_select | evolve_rank | evolve_breed;
+                                          bitwise-identical results in every case */
 };
 struct wgf_sim_config wgf_sim_config_default(enum wgf_sim_workload w);
 
