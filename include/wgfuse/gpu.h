@@ -93,16 +93,18 @@ struct wgf_adapter_desc {
     uint32_t features[WGF_MAX_FEATURES]; /* raw WGPUFeatureName values                   */
     struct wgf_limits limits;
 };
-/* Name of a WGPUFeatureName value ("shader-f16", "timestamp-query", ... or "0x50003"). */
-const char *wgf_feature_name(uint32_t feature);
+/* Name of a WGPUFeatureName value ("shader-f16", "timestamp-query", ...); unknown values
+ * (Dawn's own, 0x0005xxxx) are written as hex into buf. Returns a static string or buf. */
+const char *wgf_feature_name(uint32_t feature, char buf[16]);
 
 /* List every adapter the implementation offers (each backend/power preference/fallback
  * combination, deduplicated), Null backend included so the caller can show it. */
 enum wgf_status wgf_gpu_list_adapters(const struct wgf_gpu_options *opt, struct wgf_adapter_desc *out,
                                       int cap, int *n_out, struct wgf_err *err);
 
-/* The implementation library a context would load for `requested` (NULL: the default). */
-const char *wgf_gpu_lib_path(const char *requested);
+/* The implementation library a context would load for `requested` (NULL: the default),
+ * written into buf; returns buf. */
+const char *wgf_gpu_lib_path(const char *requested, char *buf, size_t cap);
 
 /* ---- context ---------------------------------------------------------------------------- */
 /* Load the implementation, pick the adapter (options->adapter), create the device with the

@@ -35,7 +35,9 @@ void wgf_cli_print_adapter(FILE *f, const struct wgf_adapter_desc *d, bool full)
             d->has_timestamp ? "yes" : "no");
     if (!full) return;
     fprintf(f, "  all features (%d):", d->n_features);
-    for (int i = 0; i < d->n_features; i++) fprintf(f, "%s%s", i ? ", " : " ", wgf_feature_name(d->features[i]));
+    char hex[16];
+    for (int i = 0; i < d->n_features; i++)
+        fprintf(f, "%s%s", i ? ", " : " ", wgf_feature_name(d->features[i], hex));
     fprintf(f, "\n  limits:\n");
     print_limits(f, &d->limits, "    ");
     if (!strcmp(d->backend, "null")) fprintf(f, "  (Dawn's Null backend: runs no GPU work; wgfuse refuses it)\n");
@@ -60,7 +62,8 @@ int wgf_cmd_info(int argc, char **argv)
         wgf_cli_error("%s", err.msg);
         return 1;
     }
-    printf("WebGPU implementation: %s\n", o.lib_path ? o.lib_path : "(default)");
+    char lib[512];
+    printf("WebGPU implementation: %s\n", wgf_gpu_lib_path(o.lib_path, lib, sizeof lib));
     if (n == 0) printf("no adapters\n");
     for (int i = 0; i < n; i++) wgf_cli_print_adapter(stdout, &ds[i], true);
     return 0;

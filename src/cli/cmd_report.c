@@ -27,7 +27,8 @@ int wgf_cmd_report(int argc, char **argv)
     wgf_ctx *ctx = NULL;
     struct wgf_err err = {0};
     printf("== wgfuse report ==\n");
-    printf("WebGPU implementation: %s\n", wgf_gpu_lib_path(o.lib_path));
+    char lib[512];
+    printf("WebGPU implementation: %s\n", wgf_gpu_lib_path(o.lib_path, lib, sizeof lib));
     if (wgf_ctx_create(&o, &ctx, &err) != WGF_OK) {
         wgf_cli_error("%s", err.msg);
         return 1;

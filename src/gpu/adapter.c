@@ -6,7 +6,7 @@
 
 #include "gpu/gpu_internal.h"
 
-const char *wgf_feature_name(uint32_t f)
+const char *wgf_feature_name(uint32_t f, char buf[16])
 {
     switch (f) {
     case 0x01: return "depth-clip-control";
@@ -29,10 +29,7 @@ const char *wgf_feature_name(uint32_t f)
     default: break;
     }
     /* Dawn's own features live at 0x0005xxxx; print the value, it is stable per build */
-    static const char hex[] = "0123456789abcdef";
-    static _Thread_local char buf[16];
-    snprintf(buf, sizeof buf, "0x%x", f);
-    (void)hex;
+    snprintf(buf, 16, "0x%x", f);
     return buf;
 }
 

@@ -104,7 +104,7 @@ struct wgf_ctx {
 enum wgf_status wgf__load_library(const char *path, void **lib, struct wgf__procs *p, char *resolved, size_t cap,
                                   struct wgf_err *err);
 void            wgf__unload_library(void *lib);
-const char     *wgf__resolve_lib_path(const char *requested);
+const char     *wgf__resolve_lib_path(const char *requested, char *buf, size_t cap);
 
 /* adapter.c */
 void wgf__describe_adapter(const struct wgf__procs *p, WGPUAdapter a, int index, struct wgf_adapter_desc *d);

@@ -24,35 +24,40 @@ static bool file_exists(const char *p)
 }
 
 /* Order: explicit path, $WGFUSE_WEBGPU_LIB, the build-time default, then
- * <dir of the executable>/../third_party/dawn/ (an installed copy next to the binary). */
-const char *wgf__resolve_lib_path(const char *requested)
+ * <dir of the executable>/../third_party/dawn/ (an installed copy next to the binary).
+ * The choice is written into buf (returned). */
+const char *wgf__resolve_lib_path(const char *requested, char *buf, size_t cap)
 {
-    if (requested && *requested) return requested;
     const char *env = getenv("WGFUSE_WEBGPU_LIB");
-    if (env && *env) return env;
-    if (file_exists(WGF_DEFAULT_WEBGPU_LIB)) return WGF_DEFAULT_WEBGPU_LIB;
-    static char near_exe[600]; /* written once, read-only afterwards: the path of a file */
-    char exe[512];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(near_exe, sizeof near_exe, "%s/../third_party/dawn/libwebgpu_wrapper.so", exe);
-            if (file_exists(near_exe)) return near_exe;
+    if (requested && *requested) snprintf(buf, cap, "%s", requested);
+    else if (env && *env) snprintf(buf, cap, "%s", env);
+    else {
+        snprintf(buf, cap, "%s", WGF_DEFAULT_WEBGPU_LIB);
+        char exe[512];
+        ssize_t n = file_exists(WGF_DEFAULT_WEBGPU_LIB) ? -1 : readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n > 0) {
+            exe[n]      = '\0';
+            char *slash = strrchr(exe, '/');
+            char  near_exe[600];
+            if (slash) {
+                *slash = '\0';
+                snprintf(near_exe, sizeof near_exe, "%s/../third_party/dawn/libwebgpu_wrapper.so", exe);
+                if (file_exists(near_exe)) snprintf(buf, cap, "%s", near_exe);
+            }
         }
     }
-    return WGF_DEFAULT_WEBGPU_LIB;
+    return buf;
 }
 
-const char *wgf_gpu_lib_path(const char *requested) { return wgf__resolve_lib_path(requested); }
+const char *wgf_gpu_lib_path(const char *requested, char *buf, size_t cap)
+{
+    return wgf__resolve_lib_path(requested, buf, cap);
+}
 
 enum wgf_status wgf__load_library(const char *path, void **lib, struct wgf__procs *p, char *resolved, size_t cap,
                                   struct wgf_err *err)
 {
-    const char *use = wgf__resolve_lib_path(path);
-    snprintf(resolved, cap, "%s", use);
+    const char *use = wgf__resolve_lib_path(path, resolved, cap);
     if (!file_exists(use) && strchr(use, '/'))
         return wgf_fail(err, WGF_ERR_LIB,
                         "WebGPU library '%s' not found (run `make setup`, or pass --webgpu-lib PATH / set "
