@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "wgfuse/bench.h"
+#include "wgfuse/llm.h"
 
 void wgf_ref_rmsnorm(float *y, const float *x, const float *w, uint32_t n, float eps)
 {
@@ -80,43 +81,7 @@ void wgf_ref_tiny(float *y, const float *x, uint32_t n)
     for (uint32_t i = 0; i < n; i++) y[i] = 2.0f * x[i] + 1.0f;
 }
 
-uint16_t wgf_ref_f32_to_f16(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    uint32_t sign = (u >> 16) & 0x8000u, exp = (u >> 23) & 0xffu, man = u & 0x7fffffu;
-    if (exp == 0xffu) return (uint16_t)(sign | 0x7c00u | (man ? 0x200u : 0)); /* inf / NaN */
-    int e = (int)exp - 127 + 15;
-    if (e >= 31) return (uint16_t)(sign | 0x7c00u);                           /* overflow  */
-    if (e <= 0) {                                                             /* subnormal */
-        if (e < -10) return (uint16_t)sign;
-        man |= 0x800000u;
-        int      shift = 14 - e;
-        uint32_t half  = man >> shift, rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
-        if (rem > mid || (rem == mid && (half & 1))) half++;
-        return (uint16_t)(sign | half);
-    }
-    uint32_t half = sign | ((uint32_t)e << 10) | (man >> 13), rem = man & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (half & 1))) half++; /* may carry into exp: ok */
-    return (uint16_t)half;
-}
-
-float wgf_ref_f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, u;
-    if (exp == 0) {
-        if (man == 0) u = sign;
-        else { /* subnormal: renormalise */
-            int e = -1;
-            do {
-                man <<= 1;
-                e++;
-            } while (!(man & 0x400u));
-            u = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ffu) << 13);
-        }
-    } else if (exp == 31) u = sign | 0x7f800000u | (man << 13);
-    else u = sign | ((exp - 15 + 127) << 23) | (man << 13);
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
+/* The bench's f16 references are the library's conversions (src/llm/dtype.c: round to
+ * nearest even, subnormals, inf/NaN), so the bench and the model loader agree bit for bit. */
+uint16_t wgf_ref_f32_to_f16(float f) { return wgf_f32_to_f16(f); }
+float wgf_ref_f16_to_f32(uint16_t h) { return wgf_f16_to_f32(h); }
