@@ -1,11 +1,16 @@
-/* Fuzz target tokenize: arbitrary bytes as a prompt through every pre-tokenizer (gpt2,
- * qwen2, llama3 byte-level BPE and an SPM vocabulary with byte fallback), with and without
+/* Fuzz target tokenize: arbitrary bytes as a prompt through one pre-tokenizer per input (gpt2,
+ * qwen2, llama3 byte-level BPE, or an SPM vocabulary with byte fallback), with or without
  * parse_special; then the ids through decode and the streaming detokenizer
- * (RELIABILITY.md items 24, 25, 27, 28). Invariants checked on every input:
+ * (RELIABILITY.md items 24, 25, 27, 28).
+ * Input layout: byte 0 selects the case (bits 0-1: tokenizer gpt2/qwen2/llama3/spm, bit 2:
+ * parse_special); the remaining bytes are the prompt. One tokenizer per input keeps an
+ * execution cheap (the four-tokenizer version ran ~110 inputs/s under ASan) and lets
+ * libFuzzer's coverage feedback attribute each path to one pre-tokenizer.
+ * Invariants checked on every input:
  *   - encode never fails and is deterministic;
  *   - byte-level BPE: decode(encode(s)) == s for any bytes when specials are not parsed;
  *   - the streaming detokenizer's output is valid UTF-8;
- *   - an id outside the vocabulary is WGF_ERR_ARG. */
+ *   - the prompt's first 4 bytes as an id: in range decodes, outside is WGF_ERR_ARG. */
 #include "fuzz_common.h"
 #include "llm/tokenizer_internal.h"
 #include "wgfuse/tokenizer.h"
@@ -128,24 +133,23 @@ static void one(int k, const char *text, size_t len, bool special)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    for (int k = 0; k < N_TOK; k++) {
-        one(k, (const char *)data, size, false);
-        one(k, (const char *)data, size, true);
-    }
-    /* the input's first bytes as ids: in range decodes, out of range is WGF_ERR_ARG */
-    if (size >= 4) {
+    if (size < 1) return 0;
+    const int   k       = data[0] & 3;
+    const bool  special = (data[0] & 4) != 0;
+    const char *text    = (const char *)data + 1;
+    const size_t len    = size - 1;
+    one(k, text, len, special);
+    if (len >= 4) {
         int32_t id;
-        memcpy(&id, data, 4);
-        for (int k = 0; k < N_TOK; k++) {
-            char          *out = NULL;
-            size_t         olen;
-            struct wgf_err err = {0};
-            size_t         nv  = wgf_tokenizer_vocab_size(g_tok[k]);
-            enum wgf_status st = wgf_tokenizer_decode(g_tok[k], &id, 1, true, &out, &olen, &err);
-            FZ_REQUIRE((id >= 0 && (size_t)id < nv) ? st == WGF_OK : st == WGF_ERR_ARG, "%s decode id %d: %s", g_name[k], id,
-                       wgf_status_str(st));
-            free(out);
-        }
+        memcpy(&id, text, 4);
+        char          *out = NULL;
+        size_t         olen;
+        struct wgf_err err = {0};
+        size_t         nv  = wgf_tokenizer_vocab_size(g_tok[k]);
+        enum wgf_status st = wgf_tokenizer_decode(g_tok[k], &id, 1, special, &out, &olen, &err);
+        FZ_REQUIRE((id >= 0 && (size_t)id < nv) ? st == WGF_OK : st == WGF_ERR_ARG, "%s decode id %d: %s", g_name[k], id,
+                   wgf_status_str(st));
+        free(out);
     }
     return 0;
 }

@@ -209,18 +209,25 @@ def tokenizer_json_seeds(hf_dirs):
 
 # ---- prompts and argv ----------------------------------------------------------------------
 def prompt_seeds():
+    # byte 0 selects the case: bits 0-1 the tokenizer (gpt2, qwen2, llama3, spm), bit 2
+    # parse_special; every prompt is written for all eight cases
     t = "tokenize"
-    out(t, "item24_x80", b"a\x80z")
-    out(t, "item24_e2_80", b"x\xe2\x80")
-    out(t, "item24_overlong", b"\xc0\xaf\xe0\x80\xaf")
-    out(t, "item24_surrogate", b"\xed\xa0\x80")
-    out(t, "item24_ff", b"\xff")
-    out(t, "item24_nul", b"a\0b")
+    names = ("gpt2", "qwen2", "llama3", "spm")
+    def p(name, text):
+        text = text if isinstance(text, bytes) else text.encode()
+        for sel in range(8):
+            out(t, "%s_%s%s" % (name, names[sel & 3], "_special" if sel & 4 else ""), bytes([sel]) + text)
+    p("item24_x80", b"a\x80z")
+    p("item24_e2_80", b"x\xe2\x80")
+    p("item24_overlong", b"\xc0\xaf\xe0\x80\xaf")
+    p("item24_surrogate", b"\xed\xa0\x80")
+    p("item24_ff", b"\xff")
+    p("item24_nul", b"a\0b")
     for c, n in ((b"a", "a"), (b"^", "caret"), (b"\n", "newline"), (b" ", "space")):
-        out(t, "item25_run_" + n, c * 4096)
-    out(t, "item27_im_start", "<|im_start|>user\nhi<|im_end|>")
-    out(t, "item28_split_utf8", "caf\u00e9 \u2581the 12345 \U0001F600 \u4e2d\u6587")
-    out(t, "text_english", "Hello world, the thing 123 is running.\n\n  indented")
+        p("item25_run_" + n, c * 4096)
+    p("item27_im_start", "<|im_start|>user\nhi<|im_end|>")
+    p("item28_split_utf8", "caf\u00e9 \u2581the 12345 \U0001F600 \u4e2d\u6587")
+    p("text_english", "Hello world, the thing 123 is running.\n\n  indented")
 
 
 def argv_seeds():

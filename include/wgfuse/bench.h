@@ -88,6 +88,9 @@ struct wgf_dispatch_opts {
     /* optional progress hook (the CLI prints it; the library never prints) */
     void (*progress)(void *user, const char *what);
     void *progress_user;
+    /* optional: polled between recording modes; true stops the run with
+     * WGF_ERR_INTERRUPTED, the modes measured so far kept in the report (complete = false) */
+    bool (*stop)(void *user);
 };
 /* quick = under a minute on lavapipe (2 cores, ~16 us/dispatch). */
 struct wgf_dispatch_opts wgf_dispatch_opts_default(bool quick);
@@ -137,6 +140,8 @@ struct wgf_dispatch_report {
     bool   has_calls;
     char   calls_skip[128];
     struct wgf_call_breakdown calls;
+    bool   complete;                                   /* false: stopped early (opts.stop);
+                                                          only modes with ran are measured */
 };
 /* Run the whole dispatch characterization on ctx (borrowed). Checks the tiny kernels'
  * output (f32 and, where shader-f16 exists, f16) before timing. */
@@ -196,6 +201,7 @@ struct wgf_fusion_result {
     char   what[160];      /* one-line description with the shapes                         */
     bool   ran;            /* false: skipped, see skip                                     */
     char   skip[128];
+    bool   interrupted;    /* not run, or stopped part-way, because opts.stop said so      */
     int    iters;          /* iterations per timed run                                     */
     int    n_variants;
     struct wgf_fusion_variant v[WGF_FUSION_MAX_VARIANTS];
@@ -214,6 +220,8 @@ struct wgf_fusion_opts {
     void *kernel_user;
     void (*progress)(void *user, const char *what);
     void *progress_user;
+    /* optional: polled before each timed variant; true stops with WGF_ERR_INTERRUPTED */
+    bool (*stop)(void *user);
 };
 struct wgf_fusion_opts wgf_fusion_opts_default(const struct wgf_bench_size *size, bool quick);
 

@@ -46,6 +46,8 @@ struct wgf_fault_plan {
     uint32_t fail_shader;        /* Nth shader-module creation reports a compile failure   */
     uint32_t fail_pipeline;      /* Nth pipeline creation fails                            */
     uint32_t fail_map;           /* Nth buffer map (read-back) fails                       */
+    bool     fail_request_device; /* requestDevice asks for maxBufferSize one above the
+                                     adapter's, so the implementation itself refuses it    */
 };
 
 struct wgf_gpu_options {

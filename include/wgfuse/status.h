@@ -33,6 +33,8 @@ enum wgf_status {
     WGF_ERR_TIMEOUT     = -13, /* a wait exceeded its timeout                           */
     WGF_ERR_CONTEXT     = -14, /* prompt/sequence longer than the context               */
     WGF_ERR_INTERNAL    = -15, /* a check inside wgfuse failed (a bug: please report)    */
+    WGF_ERR_INTERRUPTED = -16, /* the caller asked to stop (SIGINT/SIGTERM); partial
+                                  results are kept and marked incomplete                */
 };
 
 const char *wgf_status_str(enum wgf_status s);

@@ -363,6 +363,11 @@ enum wgf_status wgf_bench_dispatch(wgf_ctx *ctx, const struct wgf_dispatch_opts 
         }
         for (int m = 0; m < WGF_MODE_COUNT && !s; m++) s = wgf__tiny_check(ctx, &t, (enum wgf_dispatch_mode)m, err);
         for (int m = 0; m < WGF_MODE_COUNT && !s; m++) {
+            if (opts->stop && opts->stop(opts->progress_user)) {
+                wgf__tiny_free(&t);
+                return wgf_fail(err, WGF_ERR_INTERRUPTED, "bench dispatch: stopped before %s %s (incomplete)",
+                                dt ? "f16" : "f32", wgf__mode_names[m]);
+            }
             wgf__progress(opts, "dispatch: %s %s", wgf_pipeline_label(t.pipe), wgf__mode_names[m]);
             s = wgf__measure_mode(ctx, &t, (enum wgf_dispatch_mode)m, opts, &out->mode[dt][m], err);
         }
@@ -393,5 +398,6 @@ enum wgf_status wgf_bench_dispatch(wgf_ctx *ctx, const struct wgf_dispatch_opts 
     out->sequential_us          = seq->per_dispatch_us.median;
     out->single_op_us           = one->single_op_us.median;
     out->single_over_sequential = out->sequential_us > 0 ? out->single_op_us / out->sequential_us : NAN;
+    out->complete               = true;
     return WGF_OK;
 }

@@ -307,6 +307,8 @@ static enum wgf_status wgf__time(struct wgf__fb *fb, wgf__run_fn fn, const void 
 {
     const struct wgf_fusion_opts *o = fb->o;
     if (o->check_only || !v->correct) return WGF_OK;
+    if (o->stop && o->stop(o->progress_user))
+        return wgf_fail(fb->err, WGF_ERR_INTERRUPTED, "bench fusion %s: stopped before %s (incomplete)", fb->exp, v->name);
     if (o->progress) {
         char line[128];
         snprintf(line, sizeof line, "fusion %s: %s", fb->exp, v->name);

@@ -58,7 +58,9 @@ enum wgf_status wgf_bench_dispatch_table(const struct wgf_dispatch_report *r, ch
     fprintf(f, "}, %d sweeps after %d warm-up; single-op: 1 dispatch + submit + wait, %d samples.\n", o->reps,
             o->warmup, o->single_reps);
     fprintf(f, "times in us; [95%% CI of the median, bootstrap]; CV of the per-sweep slopes; outl = Tukey outliers "
-               "(kept).\n\n");
+               "(kept).\n");
+    if (!r->complete) fprintf(f, "INCOMPLETE: the run was stopped early; only the modes listed were measured.\n");
+    fprintf(f, "\n");
     fprintf(f, "%-5s %-12s %-26s %6s %4s %10s %7s   %-26s %6s %4s\n", "dtype", "mode", "per-dispatch (sequential)",
             "CV", "outl", "fit resid", "r2", "single-op (1 dispatch)", "CV", "outl");
     for (int dt = 0; dt < WGF_BENCH_DTYPES; dt++) {
@@ -151,6 +153,7 @@ enum wgf_status wgf_bench_dispatch_json(const struct wgf_dispatch_report *r, cha
         return wgf_fail(err, WGF_ERR_NOMEM, "bench: JSON");
     }
     json_object_set_new(root, "bench", json_string("dispatch"));
+    json_object_set_new(root, "complete", json_boolean(r->complete));
     json_object_set_new(root, "adapter", json_string(r->adapter));
     json_object_set_new(root, "backend", json_string(r->backend));
     json_object_set_new(root, "type", json_string(r->type));
@@ -253,6 +256,11 @@ enum wgf_status wgf_bench_fusion_table(const struct wgf_fusion_result *r, int n,
                "variant 0 median / this median;\nwall: t(2n) / 2n; GPU: timestamps, same slope. Every variant is checked "
                "against the C reference first, and every timed run after.\n");
     fprintf(f, "paper (wgpu/Vulkan): RMSNorm fusion 1.41x, tiled MLP 1.17x, device argmax +71%%.\n");
+    for (int e = 0; e < n; e++)
+        if (r[e].interrupted) {
+            fprintf(f, "INCOMPLETE: the run was stopped early (from experiment %s on).\n", r[e].name);
+            break;
+        }
     for (int e = 0; e < n; e++) {
         const struct wgf_fusion_result *x = &r[e];
         fprintf(f, "\n%s: %s\n", x->name, x->what);
@@ -294,6 +302,9 @@ enum wgf_status wgf_bench_fusion_json(const struct wgf_fusion_result *r, int n, 
         return wgf_fail(err, WGF_ERR_NOMEM, "bench: JSON");
     }
     json_object_set_new(root, "bench", json_string("fusion"));
+    bool complete = true;
+    for (int e = 0; e < n; e++) complete = complete && !r[e].interrupted;
+    json_object_set_new(root, "complete", json_boolean(complete));
     json_object_set_new(root, "adapter", json_string(adapter ? adapter : ""));
     json_object_set_new(root, "size", json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f}", "name", size->name,
                                                 "hidden", (int)size->hidden, "intermediate", (int)size->intermediate,

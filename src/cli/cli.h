@@ -6,6 +6,7 @@
  * (argv[0] is the subcommand) and returns the exit code: 0 ok, 1 failure, 2 usage error. */
 #ifndef WGF_CLI_H
 #define WGF_CLI_H
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -16,6 +17,7 @@ struct wgf_cli_state {
     const char *adapter;    /* --adapter INDEX|NAME|TYPE                           */
     bool        quiet;      /* --quiet: no progress lines on stderr                */
     char        mapped_path[1024]; /* the memory-mapped input in use (for the SIGBUS message) */
+    volatile sig_atomic_t interrupted; /* SIGINT/SIGTERM number once caught, else 0      */
 };
 extern struct wgf_cli_state wgf_cli;
 
@@ -35,8 +37,22 @@ bool wgf_cli_parse_double(const char *flag, const char *s, double lo, double hi,
  * truncated or becomes unreadable while mapped, the kernel raises SIGBUS on the next access;
  * main's handler then prints one line naming this path and exits 1 (RELIABILITY.md #30). */
 void wgf_cli_note_mapped(const char *path);
-/* Write a file atomically: to "<path>.tmp.<pid>" then rename. Returns 0 or errno. */
+/* Write a file atomically: to "<path>.tmp.<pid>" then rename. Returns 0 or errno. Temp
+ * files of the same path left by killed runs (their pid no longer exists) are removed first. */
 int wgf_cli_write_atomic(const char *path, const void *data, size_t n);
+/* Remove "<path>.tmp.<pid>" files whose process no longer exists (a SIGKILLed run's). */
+void wgf_cli_remove_stale_temps(const char *path);
+
+/* Interrupts (RELIABILITY.md #38). A long command (benchmarks, sim train/bench, llm run)
+ * calls wgf_cli_catch_interrupts() once: the first SIGINT or SIGTERM then only sets
+ * wgf_cli.interrupted, and the command stops at its next step, writes what it has marked
+ * incomplete ("complete": false in JSON, an "interrupted" line in text) and exits
+ * wgf_cli_interrupt_code() (128 + the signal). A second signal terminates as usual.
+ * Commands that never check keep the default behaviour. */
+void wgf_cli_catch_interrupts(void);
+static inline bool wgf_cli_interrupt_pending(void) { return wgf_cli.interrupted != 0; }
+int         wgf_cli_interrupt_code(void);  /* 128 + signal number                     */
+const char *wgf_cli_interrupt_name(void);  /* "SIGINT" / "SIGTERM"                    */
 
 /* Subcommands. */
 int wgf_cmd_info(int argc, char **argv);      /* cmd_info.c   */

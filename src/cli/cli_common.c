@@ -1,4 +1,5 @@
 /* wgfuse CLI — the process-wide CLI state and helpers shared by subcommands. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -69,8 +70,55 @@ void wgf_cli_note_mapped(const char *path)
     snprintf(wgf_cli.mapped_path, sizeof wgf_cli.mapped_path, "%s", path ? path : "");
 }
 
+static void on_interrupt(int sig) { wgf_cli.interrupted = sig; }
+
+void wgf_cli_catch_interrupts(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sa.sa_flags   = (int)SA_RESETHAND; /* the second signal gets the default action */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int wgf_cli_interrupt_code(void) { return 128 + (int)wgf_cli.interrupted; }
+
+const char *wgf_cli_interrupt_name(void)
+{
+    return wgf_cli.interrupted == SIGINT ? "SIGINT" : wgf_cli.interrupted == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+void wgf_cli_remove_stale_temps(const char *path)
+{
+    char dirbuf[4096];
+    snprintf(dirbuf, sizeof dirbuf, "%s", path);
+    char       *slash = strrchr(dirbuf, '/');
+    const char *base  = slash ? slash + 1 : path;
+    const char *dname = slash ? (slash == dirbuf ? "/" : dirbuf) : ".";
+    if (slash && slash != dirbuf) *slash = 0;
+    size_t bl = strlen(base);
+    DIR   *d  = opendir(dname);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        const char *n = e->d_name;
+        if (strncmp(n, base, bl) || strncmp(n + bl, ".tmp.", 5)) continue;
+        char *end;
+        errno    = 0;
+        long pid = strtol(n + bl + 5, &end, 10);
+        if (errno || *end || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
+        char full[4096 + 256];
+        snprintf(full, sizeof full, "%s/%s", dname, n);
+        unlink(full);
+    }
+    closedir(d);
+}
+
 int wgf_cli_write_atomic(const char *path, const void *data, size_t n)
 {
+    wgf_cli_remove_stale_temps(path);
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp) return ENAMETOOLONG;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -7,7 +7,10 @@
  * Output goes to stdout, or with --out to FILE (written to a temp name, then renamed, so an
  * interrupted run never leaves half a file over an earlier result). --plot DIR writes SVGs the
  * same way. Exit 0 ok, 1 failure (including any kernel that failed its correctness check:
- * its time is never printed), 2 usage. */
+ * its time is never printed), 2 usage. SIGINT/SIGTERM stop the run at the next measurement:
+ * what was measured is written marked incomplete ("complete": false in JSON, an INCOMPLETE
+ * line in the table; CSV cannot carry the mark, so an interrupted --csv run does not
+ * replace --out) and the exit code is 128 + the signal. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,12 @@ static void wgf__bench_progress(void *user, const char *what)
 {
     (void)user;
     if (!wgf_cli.quiet) fprintf(stderr, "[bench] %s\n", what);
+}
+
+static bool wgf__bench_stop(void *user)
+{
+    (void)user;
+    return wgf_cli_interrupt_pending();
 }
 
 static void wgf__bench_usage(FILE *f)
@@ -122,8 +131,10 @@ static int wgf__bench_dispatch(const struct wgf__bench_args *a)
     struct wgf_dispatch_opts o = wgf_dispatch_opts_default(a->quick);
     if (a->reps) o.reps = (int)a->reps;
     o.progress = wgf__bench_progress;
+    o.stop     = wgf__bench_stop;
     wgf_ctx *ctx = wgf__bench_ctx();
     if (!ctx) return 1;
+    wgf_cli_catch_interrupts();
     struct wgf_dispatch_report *r   = calloc(1, sizeof *r);
     struct wgf_err              err = {0};
     int                         rc  = 1;
@@ -132,14 +143,26 @@ static int wgf__bench_dispatch(const struct wgf__bench_args *a)
         wgf_cli_error("bench: out of memory");
         goto out;
     }
-    if (wgf_bench_dispatch(ctx, &o, r, &err) != WGF_OK) {
+    enum wgf_status bs = wgf_bench_dispatch(ctx, &o, r, &err);
+    if (bs != WGF_OK && bs != WGF_ERR_INTERRUPTED) {
         wgf_cli_error("%s", err.msg);
         goto out;
     }
-    /* the per-call breakdown is measured in src/gpu (only it touches webgpu.h) */
-    enum wgf_status cs = wgf_gpu_bench_call_breakdown(ctx, a->quick ? 2000 : 20000, &r->calls);
-    if (cs == WGF_OK) r->has_calls = true;
-    else snprintf(r->calls_skip, sizeof r->calls_skip, "%.120s", wgf_ctx_last_error(ctx));
+    if (bs == WGF_OK) {
+        /* the per-call breakdown is measured in src/gpu (only it touches webgpu.h) */
+        enum wgf_status cs = wgf_gpu_bench_call_breakdown(ctx, a->quick ? 2000 : 20000, &r->calls);
+        if (cs == WGF_OK) r->has_calls = true;
+        else snprintf(r->calls_skip, sizeof r->calls_skip, "%.120s", wgf_ctx_last_error(ctx));
+    } else {
+        snprintf(r->calls_skip, sizeof r->calls_skip, "not measured: interrupted");
+        wgf_cli_error("bench dispatch: interrupted by %s: writing the modes measured so far, marked incomplete",
+                      wgf_cli_interrupt_name());
+        if (a->fmt == FMT_CSV && a->out) {
+            wgf_cli_error("bench: %s not written (CSV cannot mark a partial run)", a->out);
+            rc = wgf_cli_interrupt_code();
+            goto out;
+        }
+    }
     enum wgf_status s = a->fmt == FMT_JSON  ? wgf_bench_dispatch_json(r, &text, &err)
                         : a->fmt == FMT_CSV ? wgf_bench_dispatch_csv(r, &text, &err)
                                             : wgf_bench_dispatch_table(r, &text, &err);
@@ -150,12 +173,13 @@ static int wgf__bench_dispatch(const struct wgf__bench_args *a)
     rc = wgf__emit(a->out, text);
     free(text);
     text = NULL;
-    if (!rc && a->plot) {
+    if (!rc && a->plot && r->complete) {
         if (wgf_bench_dispatch_svg(r, &text, &err) != WGF_OK) {
             wgf_cli_error("%s", err.msg);
             rc = 1;
         } else rc = wgf__plot(a->plot, "dispatch_time_vs_n.svg", text);
     }
+    if (!rc && !r->complete) rc = wgf_cli_interrupt_code();
 out:
     free(text);
     free(r);
@@ -190,8 +214,10 @@ static int wgf__bench_fusion(const struct wgf__bench_args *a)
     if (a->reps) o.reps = (int)a->reps;
     o.iters    = (int)a->iters;
     o.progress = wgf__bench_progress;
+    o.stop     = wgf__bench_stop;
     wgf_ctx *ctx = wgf__bench_ctx();
     if (!ctx) return 1;
+    wgf_cli_catch_interrupts();
     struct wgf_fusion_result *res = calloc(WGF_FUSION_COUNT, sizeof *res);
     int                       n = 0, rc = 0;
     char                     *text = NULL;
@@ -200,9 +226,25 @@ static int wgf__bench_fusion(const struct wgf__bench_args *a)
         wgf_ctx_free(ctx);
         return 1;
     }
+    bool interrupted = false;
     for (int e = 0; e < WGF_FUSION_COUNT; e++) {
         if (!want[e]) continue;
-        if (wgf_bench_fusion(ctx, &o, (enum wgf_fusion_exp)e, &res[n], &err) != WGF_OK) {
+        enum wgf_status fs = interrupted ? WGF_ERR_INTERRUPTED : wgf_bench_fusion(ctx, &o, (enum wgf_fusion_exp)e, &res[n], &err);
+        if (fs == WGF_ERR_INTERRUPTED) {
+            /* this and every later experiment: listed as not run, the report marked incomplete */
+            if (!interrupted)
+                wgf_cli_error("bench fusion: interrupted by %s: writing the experiments finished so far, marked incomplete",
+                              wgf_cli_interrupt_name());
+            memset(&res[n], 0, sizeof res[n]);
+            res[n].exp         = (enum wgf_fusion_exp)e;
+            res[n].interrupted = true;
+            snprintf(res[n].name, sizeof res[n].name, "%s", wgf_fusion_exp_name((enum wgf_fusion_exp)e));
+            snprintf(res[n].skip, sizeof res[n].skip, "not run: interrupted by %s", wgf_cli_interrupt_name());
+            interrupted = true;
+            n++;
+            continue;
+        }
+        if (fs != WGF_OK) {
             /* one experiment failing (e.g. a limit) does not hide the others' results */
             wgf_cli_error("%s", err.msg);
             res[n].exp = (enum wgf_fusion_exp)e;
@@ -222,6 +264,12 @@ static int wgf__bench_fusion(const struct wgf__bench_args *a)
     gmtime_r(&now, &tmv);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
     snprintf(adapter, sizeof adapter, "%s (%s, %s), driver %s, %s", ad->name, ad->backend, ad->type, ad->driver, date);
+    if (interrupted && a->fmt == FMT_CSV && a->out) {
+        wgf_cli_error("bench: %s not written (CSV cannot mark a partial run)", a->out);
+        free(res);
+        wgf_ctx_free(ctx);
+        return wgf_cli_interrupt_code();
+    }
     enum wgf_status s   = a->fmt == FMT_JSON  ? wgf_bench_fusion_json(res, n, adapter, &size, &text, &err)
                           : a->fmt == FMT_CSV ? wgf_bench_fusion_csv(res, n, &text, &err)
                                               : wgf_bench_fusion_table(res, n, adapter, &size, &text, &err);
@@ -231,7 +279,7 @@ static int wgf__bench_fusion(const struct wgf__bench_args *a)
     } else if (wgf__emit(a->out, text)) rc = 1;
     free(text);
     text = NULL;
-    if (a->plot && !s) {
+    if (a->plot && !s && !interrupted) {
         char title[160];
         snprintf(title, sizeof title, "fusion, size %s, %.120s", size.name, ad->name);
         if (wgf_bench_fusion_svg(res, n, title, &text, &err) != WGF_OK) {
@@ -246,7 +294,7 @@ static int wgf__bench_fusion(const struct wgf__bench_args *a)
     }
     free(res);
     wgf_ctx_free(ctx);
-    return rc;
+    return interrupted && rc == 0 ? wgf_cli_interrupt_code() : rc;
 }
 
 int wgf_cmd_bench(int argc, char **argv)

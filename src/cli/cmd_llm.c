@@ -277,7 +277,7 @@ static int on_token(void *user, int32_t id)
         printf("%d ", (int)id);
         fflush(stdout);
     }
-    return 0;
+    return wgf_cli_interrupt_pending(); /* SIGINT/SIGTERM: stop after this token */
 }
 
 static int on_logits(void *user, const float *logits, uint32_t n, uint32_t n_vocab)
@@ -407,6 +407,7 @@ int wgf_cmd_run(int argc, char **argv)
         goto out;
     }
     if (o.logits_out) {
+        wgf_cli_remove_stale_temps(o.logits_out);
         if (wgf_npy_writer_open(&io.npy, o.logits_out, be.n_vocab, &err) != WGF_OK) {
             wgf_cli_error("%s", err.msg);
             goto out;
@@ -418,6 +419,7 @@ int wgf_cmd_run(int argc, char **argv)
     struct wgf_gen_callbacks cb = {.user = &io, .on_token = on_token, .on_text = on_text,
                                    .on_logits = o.logits_out ? on_logits : NULL};
     struct wgf_gen_stats     stats;
+    wgf_cli_catch_interrupts();
     enum wgf_status          s = wgf_generate(&be, tok, &smp, &gp, ids, (uint32_t)n_ids, &cb, &stats, &err);
     if (!io.have_text && stats.n_generated) printf("\n");
     else if (io.have_text) printf("\n");
@@ -428,6 +430,13 @@ int wgf_cmd_run(int argc, char **argv)
     }
     if (s != WGF_OK) {
         wgf_cli_error("%s", err.msg);
+        goto out;
+    }
+    if (wgf_cli_interrupt_pending()) {
+        /* the text so far is on stdout; a partial --logits-out never replaces a result */
+        wgf_cli_error("run: interrupted by %s after %u generated tokens (incomplete)%s", wgf_cli_interrupt_name(),
+                      stats.n_generated, io.npy_open ? "; --logits-out not written" : "");
+        rc = wgf_cli_interrupt_code();
         goto out;
     }
     if (io.npy_open) {

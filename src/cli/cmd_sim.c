@@ -241,7 +241,15 @@ static int cmd_train(int argc, char **argv)
     double   eval_mean = -INFINITY;
     long     g;
     bool     solved = false;
+    wgf_cli_catch_interrupts();
     for (g = 0; g < max_gens; g++) {
+        if (wgf_cli_interrupt_pending()) {
+            printf("# interrupted by %s after %ld generations (%.2f s): incomplete, not solved; no policy written\n",
+                   wgf_cli_interrupt_name(), g, (double)(wgf_now_ns() - t0) / 1e9);
+            fflush(stdout);
+            rc = wgf_cli_interrupt_code();
+            goto done;
+        }
         enum wgf_status s = es ? wgf_sim_es_generations(trainer, 1, &err) : wgf_sim_generations(sim, 1, &err);
         if (s == WGF_OK) s = wgf_sim_fitness_read(sim, fit, &err);
         if (s != WGF_OK) {
@@ -556,6 +564,7 @@ static int cmd_bench(int argc, char **argv)
     }
     int first = 1;
     rc = 0;
+    wgf_cli_catch_interrupts();
     for (int iw = 0; iw < nw; iw++) {
         enum wgf_sim_workload w;
         wgf_sim_workload_parse(W[iw], &w, &err);
@@ -574,6 +583,7 @@ static int cmd_bench(int argc, char **argv)
                     if (w != WGF_SIM_FINSIM) c.n_feedback = (int)feedback;
                     c.ga.elites = c.pop > 64 ? c.pop / 64 : 1;
                     c.evolve_wide = evolve_wide;
+                    if (wgf_cli_interrupt_pending()) goto end; /* the rows so far, marked incomplete */
                     wgf_sim *sim = NULL;
                     struct wgf_sim_bench_result r;
                     enum wgf_status s = wgf_sim_create(ctx, &c, &sim, &err);
@@ -614,7 +624,12 @@ static int cmd_bench(int argc, char **argv)
         }
     }
 end:
-    if (json) printf("\n ]}\n");
+    if (wgf_cli_interrupt_pending()) {
+        /* stopped between configurations: every printed row is a finished measurement */
+        if (json) printf("\n ],\n \"complete\": false, \"interrupted\": \"%s\"}\n", wgf_cli_interrupt_name());
+        else printf("# interrupted by %s: incomplete, the remaining configurations did not run\n", wgf_cli_interrupt_name());
+        rc = wgf_cli_interrupt_code();
+    } else if (json) printf("\n ],\n \"complete\": true}\n");
     wgf_ctx_free(ctx);
     goto out;
 usage_err:

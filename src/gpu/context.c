@@ -382,6 +382,7 @@ enum wgf_status wgf_ctx_create(const struct wgf_gpu_options *opt_in, wgf_ctx **o
     memset(&limits, 0, sizeof limits);
     ctx->p.AdapterGetLimits(ctx->adapter, &limits);
     limits.nextInChain = NULL;
+    if (ctx->fault.fail_request_device) limits.maxBufferSize += 1; /* a real refusal, not a shim */
 
     WGPUDeviceDescriptor dd;
     memset(&dd, 0, sizeof dd);

@@ -25,6 +25,7 @@ const char *wgf_status_str(enum wgf_status s)
     case WGF_ERR_TIMEOUT: return "timeout";
     case WGF_ERR_CONTEXT: return "context length exceeded";
     case WGF_ERR_INTERNAL: return "internal error";
+    case WGF_ERR_INTERRUPTED: return "interrupted";
     }
     return "unknown status";
 }

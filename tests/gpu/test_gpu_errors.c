@@ -120,6 +120,18 @@ int main(void)
     s = wgf_ctx_create(&o, &c2, &err);
     wgf_t_check(&t, s == WGF_ERR_NO_ADAPTER && !c2 && strstr(err.msg, "NoSuchGPU-9000") && strstr(err.msg, "available"),
                 "nonexistent adapter fails cleanly", "%s", err.msg);
+    /* RELIABILITY.md #31: requestDevice itself fails (a limit above the adapter's) */
+    o.adapter                   = NULL;
+    o.fault.fail_request_device = true;
+    s = wgf_ctx_create(&o, &c2, &err);
+    wgf_t_check(&t, s == WGF_ERR_NO_ADAPTER && !c2 && strstr(err.msg, "requestDevice on '") && strstr(err.msg, "failed: ") &&
+                    strlen(strstr(err.msg, "failed: ")) > strlen("failed: ") + 4,
+                "requestDevice failure is a clear error with the implementation's reason", "%s", err.msg);
+    o.fault.fail_request_device = false;
+    s = wgf_ctx_create(&o, &c2, &err);
+    wgf_t_check(&t, s == WGF_OK && c2, "a device is created after a refused requestDevice", "%s", err.msg);
+    wgf_ctx_free(c2);
+    c2 = NULL;
     o.adapter = "57";
     s = wgf_ctx_create(&o, &c2, &err);
     wgf_t_check(&t, s == WGF_ERR_NO_ADAPTER && !c2, "adapter index out of range", "%s", err.msg);
