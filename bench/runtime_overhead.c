@@ -19,7 +19,7 @@ int main(int argc, char **argv)
 {
     struct wgf_gpu_options o = wgf_gpu_options_default();
     long n_small = 100, n_large = 2000, reps = 11;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* flag value pairs */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
             fprintf(stderr, "runtime_overhead: %s needs a value\n", a);
@@ -34,7 +34,6 @@ int main(int argc, char **argv)
             fprintf(stderr, "runtime_overhead: unknown flag %s\n", a);
             return 2;
         }
-        i++;
     }
     wgf_ctx *ctx;
     struct wgf_err err = {0};

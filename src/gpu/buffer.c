@@ -166,29 +166,33 @@ enum wgf_status wgf__readback(wgf_ctx *ctx, WGPUBuffer src, uint64_t offset, voi
         WGF_RELEASE(ctx, CommandBuffer, cb);
         WGF_RELEASE(ctx, CommandEncoder, enc);
 
-        struct map_req r;
-        memset(&r, 0, sizeof r);
-        atomic_init(&r.done, false);
-        WGPUBufferMapCallbackInfo mcb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_map, &r, NULL};
+        struct map_req *r = wgf__req_new(sizeof *r);
+        if (!r) return wgf__fail(ctx, WGF_ERR_NOMEM, "read-back of %s: out of host memory", what);
+        atomic_init(&r->done, false);
+        WGPUBufferMapCallbackInfo mcb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_map, r, NULL};
         ctx->p.BufferMapAsync(ctx->staging, WGPUMapMode_Read, 0, (size_t)chunk, mcb);
         char wait_what[200];
         snprintf(wait_what, sizeof wait_what, "read-back of %s", what);
         /* wait for the map itself (a captured error must not leave the staging buffer
          * mapped, or every later read-back would fail) */
-        s = wgf__wait_instance(ctx->instance, &ctx->p, &r.done, ctx->timeout_ns, wait_what, &ctx->err);
+        s = wgf__wait_instance(ctx->instance, &ctx->p, &r->done, ctx->timeout_ns, wait_what, &ctx->err);
         if (s != WGF_OK) { /* still pending: drop the staging buffer, the next read makes one */
+            wgf__req_end(&ctx->parked, r, atomic_load(&r->done));
             WGF_RELEASE(ctx, Buffer, ctx->staging);
             ctx->staging_size = 0;
             return s;
         }
+        WGPUMapAsyncStatus st = r->status;
+        char               why[256];
+        snprintf(why, sizeof why, "%s", r->msg[0] ? r->msg : "unknown reason");
+        wgf__req_end(&ctx->parked, r, true);
         ctx->n_maps++;
         bool inject = ctx->fault.fail_map && ctx->n_maps == ctx->fault.fail_map;
-        if (r.status != WGPUMapAsyncStatus_Success || inject) {
-            if (r.status == WGPUMapAsyncStatus_Success) ctx->p.BufferUnmap(ctx->staging);
+        if (st != WGPUMapAsyncStatus_Success || inject) {
+            if (st == WGPUMapAsyncStatus_Success) ctx->p.BufferUnmap(ctx->staging);
             s = wgf__check(ctx); /* device loss explains a failed map better */
             if (s != WGF_OK) return s;
-            return wgf__fail(ctx, WGF_ERR_GPU, "%s: mapAsync failed: %s", wait_what,
-                             inject ? "injected fault" : r.msg[0] ? r.msg : "unknown reason");
+            return wgf__fail(ctx, WGF_ERR_GPU, "%s: mapAsync failed: %s", wait_what, inject ? "injected fault" : why);
         }
         const void *m = ctx->p.BufferGetConstMappedRange(ctx->staging, 0, (size_t)chunk);
         if (!m) {

@@ -163,10 +163,36 @@ static bool same_adapter(const struct wgf_adapter_desc *a, const struct wgf_adap
            a->vendor_id == b->vendor_id && a->device_id == b->device_id && !strcmp(a->driver, b->driver);
 }
 
+void *wgf__req_new(size_t size) { return calloc(1, size); }
+
+void wgf__req_end(struct wgf__parking *pk, void *req, bool fired)
+{
+    if (!req) return;
+    if (fired) {
+        free(req);
+        return;
+    }
+    if (pk->n == pk->cap) {
+        int    cap = pk->cap ? pk->cap * 2 : 8;
+        void **np  = realloc(pk->p, (size_t)cap * sizeof *np);
+        if (!np) return; /* leak it: never free memory a callback may still write */
+        pk->p   = np;
+        pk->cap = cap;
+    }
+    pk->p[pk->n++] = req;
+}
+
+void wgf__parking_free(struct wgf__parking *pk)
+{
+    for (int i = 0; i < pk->n; i++) free(pk->p[i]);
+    free(pk->p);
+    memset(pk, 0, sizeof *pk);
+}
+
 /* The standard C API has no "enumerate": ask with each preference the API offers and keep
  * the distinct answers. Order: the implementation's default first. */
 static enum wgf_status collect_adapters(WGPUInstance inst, const struct wgf__procs *p, uint64_t timeout_ns,
-                                        struct adapter_set *set, struct wgf_err *err)
+                                        struct adapter_set *set, struct wgf__parking *pk, struct wgf_err *err)
 {
     static const struct {
         WGPUPowerPreference pref;
@@ -188,23 +214,25 @@ static enum wgf_status collect_adapters(WGPUInstance inst, const struct wgf__pro
         o.powerPreference      = asks[i].pref;
         o.forceFallbackAdapter = asks[i].fallback;
         o.backendType          = asks[i].backend;
-        struct adapter_req r;
-        memset(&r, 0, sizeof r);
-        atomic_init(&r.done, false);
-        WGPURequestAdapterCallbackInfo cb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_adapter, &r, NULL};
+        struct adapter_req *r = wgf__req_new(sizeof *r);
+        if (!r) return wgf_fail(err, WGF_ERR_NOMEM, "out of host memory asking for an adapter");
+        atomic_init(&r->done, false);
+        WGPURequestAdapterCallbackInfo cb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_adapter, r, NULL};
         p->InstanceRequestAdapter(inst, &o, cb);
-        enum wgf_status s = wgf__wait_instance(inst, p, &r.done, timeout_ns, "an adapter (requestAdapter)", err);
+        enum wgf_status s = wgf__wait_instance(inst, p, &r->done, timeout_ns, "an adapter (requestAdapter)", err);
+        WGPUAdapter     a = atomic_load(&r->done) ? r->adapter : NULL;
+        wgf__req_end(pk, r, atomic_load(&r->done));
         if (s != WGF_OK) return s;
-        if (!r.adapter) continue;
+        if (!a) continue;
         struct wgf_adapter_desc d;
-        wgf__describe_adapter(p, r.adapter, set->n, &d);
+        wgf__describe_adapter(p, a, set->n, &d);
         bool dup = false;
         for (int k = 0; k < set->n && !dup; k++) dup = same_adapter(&set->d[k], &d);
         if (dup || set->n == WGF_MAX_ADAPTERS) {
-            p->AdapterRelease(r.adapter);
+            p->AdapterRelease(a);
             continue;
         }
-        set->h[set->n] = r.adapter;
+        set->h[set->n] = a;
         set->d[set->n] = d;
         set->n++;
     }
@@ -326,14 +354,16 @@ enum wgf_status wgf_gpu_list_adapters(const struct wgf_gpu_options *opt, struct 
     WGPUInstance inst = make_instance(&p);
     if (!inst) return wgf_fail(err, WGF_ERR_LIB, "%s: wgpuCreateInstance failed", path);
     uint64_t timeout = (uint64_t)(opt && opt->timeout_ms ? opt->timeout_ms : 30000) * 1000000ull;
-    struct adapter_set set;
-    s = collect_adapters(inst, &p, timeout, &set, err);
+    struct adapter_set  set;
+    struct wgf__parking parked = {0};
+    s = collect_adapters(inst, &p, timeout, &set, &parked, err);
     if (s == WGF_OK) {
         for (int i = 0; i < set.n && i < cap; i++) out[i] = set.d[i];
         *n_out = set.n < cap ? set.n : cap;
     }
     release_set(&p, &set, NULL);
     p.InstanceRelease(inst);
+    wgf__parking_free(&parked);
     wgf__unload_library(lib);
     return s;
 }
@@ -360,7 +390,7 @@ enum wgf_status wgf_ctx_create(const struct wgf_gpu_options *opt_in, wgf_ctx **o
         goto fail;
     }
     struct adapter_set set;
-    s = collect_adapters(ctx->instance, &ctx->p, ctx->timeout_ns, &set, err);
+    s = collect_adapters(ctx->instance, &ctx->p, ctx->timeout_ns, &set, &ctx->parked, err);
     if (s != WGF_OK) goto fail;
     int pick = choose_adapter(&set, &opt, err);
     if (pick < 0) {
@@ -404,18 +434,23 @@ enum wgf_status wgf_ctx_create(const struct wgf_gpu_options *opt_in, wgf_ctx **o
     dd.deviceLostCallbackInfo =
         (WGPUDeviceLostCallbackInfo){NULL, WGPUCallbackMode_AllowProcessEvents, on_device_lost, ctx, NULL};
     dd.uncapturedErrorCallbackInfo = (WGPUUncapturedErrorCallbackInfo){NULL, on_uncaptured_error, ctx, NULL};
-    struct device_req dr;
-    memset(&dr, 0, sizeof dr);
-    atomic_init(&dr.done, false);
-    WGPURequestDeviceCallbackInfo dcb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_device, &dr, NULL};
-    ctx->p.AdapterRequestDevice(ctx->adapter, &dd, dcb);
-    s = wgf__wait_instance(ctx->instance, &ctx->p, &dr.done, ctx->timeout_ns, "the device (requestDevice)", err);
-    if (s != WGF_OK) goto fail;
-    if (!dr.device) {
-        s = wgf_fail(err, WGF_ERR_NO_ADAPTER, "requestDevice on '%s' failed: %s", ctx->desc.name, dr.msg);
+    struct device_req *dr = wgf__req_new(sizeof *dr);
+    if (!dr) {
+        s = wgf_fail(err, WGF_ERR_NOMEM, "out of host memory asking for a device");
         goto fail;
     }
-    ctx->device = dr.device;
+    atomic_init(&dr->done, false);
+    WGPURequestDeviceCallbackInfo dcb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_device, dr, NULL};
+    ctx->p.AdapterRequestDevice(ctx->adapter, &dd, dcb);
+    s = wgf__wait_instance(ctx->instance, &ctx->p, &dr->done, ctx->timeout_ns, "the device (requestDevice)", err);
+    if (s != WGF_OK) {
+        wgf__req_end(&ctx->parked, dr, atomic_load(&dr->done));
+        goto fail;
+    }
+    ctx->device = dr->device;
+    if (!ctx->device) s = wgf_fail(err, WGF_ERR_NO_ADAPTER, "requestDevice on '%s' failed: %s", ctx->desc.name, dr->msg);
+    wgf__req_end(&ctx->parked, dr, true);
+    if (s != WGF_OK) goto fail;
     ctx->queue  = ctx->p.DeviceGetQueue(ctx->device);
     WGPULimits dl;
     memset(&dl, 0, sizeof dl);
@@ -451,6 +486,7 @@ void wgf_ctx_free(wgf_ctx *ctx)
         ctx->p.InstanceProcessEvents(ctx->instance); /* flush callbacks that point at ctx */
         WGF_RELEASE(ctx, Instance, ctx->instance);
     }
+    wgf__parking_free(&ctx->parked); /* no callback can fire any more */
     wgf__unload_library(ctx->lib);
     free(ctx);
 }
@@ -487,27 +523,31 @@ void wgf__scope_push(wgf_ctx *ctx)
 
 enum wgf_status wgf__scope_pop(wgf_ctx *ctx, enum wgf_status on_validation, const char *what)
 {
-    struct scope_req r[3];
-    enum wgf_status result = WGF_OK;
+    struct scope_req *r[3] = {NULL, NULL, NULL};
+    enum wgf_status   result = WGF_OK;
     for (int i = 0; i < 3; i++) { /* validation, then OOM, then internal (reverse of push) */
-        memset(&r[i], 0, sizeof r[i]);
-        atomic_init(&r[i].done, false);
-        WGPUPopErrorScopeCallbackInfo cb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_pop, &r[i], NULL};
+        r[i] = wgf__req_new(sizeof *r[i]);
+        if (!r[i]) { /* the scope stays pushed; report rather than pop blind */
+            for (int k = 0; k < i; k++) wgf__req_end(&ctx->parked, r[k], atomic_load(&r[k]->done));
+            return wgf__fail(ctx, WGF_ERR_NOMEM, "%s: out of host memory popping an error scope", what);
+        }
+        atomic_init(&r[i]->done, false);
+        WGPUPopErrorScopeCallbackInfo cb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_pop, r[i], NULL};
         ctx->p.DevicePopErrorScope(ctx->device, cb);
     }
-    for (int i = 0; i < 3; i++) {
-        enum wgf_status s = wgf__wait_instance(ctx->instance, &ctx->p, &r[i].done, ctx->timeout_ns, what, &ctx->err);
-        if (s != WGF_OK) return s;
-    }
-    if (atomic_load(&ctx->lost)) return wgf__fail(ctx, WGF_ERR_DEVICE_LOST, "%s: device lost: %s", what, ctx->lost_msg);
+    for (int i = 0; i < 3 && result == WGF_OK; i++)
+        result = wgf__wait_instance(ctx->instance, &ctx->p, &r[i]->done, ctx->timeout_ns, what, &ctx->err);
+    if (result == WGF_OK && atomic_load(&ctx->lost))
+        result = wgf__fail(ctx, WGF_ERR_DEVICE_LOST, "%s: device lost: %s", what, ctx->lost_msg);
     for (int i = 0; i < 3 && result == WGF_OK; i++) {
-        if (r[i].type == WGPUErrorType_NoError) continue;
-        enum wgf_status s = r[i].type == WGPUErrorType_OutOfMemory ? WGF_ERR_GPU_OOM
-                            : r[i].type == WGPUErrorType_Validation ? on_validation
-                                                                    : WGF_ERR_GPU;
-        result = wgf__fail(ctx, s, "%s: %s%s", what, r[i].type == WGPUErrorType_OutOfMemory ? "out of GPU memory: " : "",
-                           r[i].msg);
+        if (r[i]->type == WGPUErrorType_NoError) continue;
+        enum wgf_status s = r[i]->type == WGPUErrorType_OutOfMemory ? WGF_ERR_GPU_OOM
+                            : r[i]->type == WGPUErrorType_Validation ? on_validation
+                                                                     : WGF_ERR_GPU;
+        result = wgf__fail(ctx, s, "%s: %s%s", what,
+                           r[i]->type == WGPUErrorType_OutOfMemory ? "out of GPU memory: " : "", r[i]->msg);
     }
+    for (int i = 0; i < 3; i++) wgf__req_end(&ctx->parked, r[i], atomic_load(&r[i]->done));
     return result;
 }
 
@@ -548,24 +588,27 @@ enum wgf_status wgf__queue_idle(wgf_ctx *ctx, const char *what)
     ctx->p.QueueSubmit(ctx->queue, 1, &cb);
     WGF_RELEASE(ctx, CommandBuffer, cb);
     WGF_RELEASE(ctx, CommandEncoder, enc);
-    struct fence_req r;
-    memset(&r, 0, sizeof r);
-    atomic_init(&r.done, false);
-    WGPUBufferMapCallbackInfo mcb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_fence, &r, NULL};
+    struct fence_req *r = wgf__req_new(sizeof *r);
+    if (!r) return wgf__fail(ctx, WGF_ERR_NOMEM, "%s: out of host memory", what);
+    atomic_init(&r->done, false);
+    WGPUBufferMapCallbackInfo mcb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_fence, r, NULL};
     ctx->p.BufferMapAsync(ctx->fence, WGPUMapMode_Read, 0, 4, mcb);
     /* wait for the map itself first (not wgf__wait, which may return early on a captured
      * error and leave the fence mapped: every later submit would then fail) */
-    s = wgf__wait_instance(ctx->instance, &ctx->p, &r.done, ctx->timeout_ns, what, &ctx->err);
+    s = wgf__wait_instance(ctx->instance, &ctx->p, &r->done, ctx->timeout_ns, what, &ctx->err);
     if (s != WGF_OK) {
         /* the map is still pending: drop this fence, the next wait makes a new one */
+        wgf__req_end(&ctx->parked, r, atomic_load(&r->done));
         WGF_RELEASE(ctx, Buffer, ctx->fence);
         return s;
     }
-    if (r.status == WGPUMapAsyncStatus_Success) ctx->p.BufferUnmap(ctx->fence);
+    WGPUMapAsyncStatus st = r->status;
+    wgf__req_end(&ctx->parked, r, true);
+    if (st == WGPUMapAsyncStatus_Success) ctx->p.BufferUnmap(ctx->fence);
     s = wgf__check(ctx);
     if (s != WGF_OK) return s;
-    if (r.status != WGPUMapAsyncStatus_Success)
-        return wgf__fail(ctx, WGF_ERR_GPU, "%s: queue fence map failed (status %d)", what, (int)r.status);
+    if (st != WGPUMapAsyncStatus_Success)
+        return wgf__fail(ctx, WGF_ERR_GPU, "%s: queue fence map failed (status %d)", what, (int)st);
     return WGF_OK;
 }
 

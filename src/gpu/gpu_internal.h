@@ -66,6 +66,19 @@ struct wgf_recorder {
     char                   label[WGF_LABEL_MAX];
 };
 
+/* Callback targets. A wait can give up (timeout, device loss) while its callback is still
+ * pending; the callback then fires later, at the latest while the instance is released.
+ * So every target lives on the heap (wgf__req_new), and one whose callback has not fired
+ * when its wait ends is parked (wgf__req_end) and freed only after the instance is gone
+ * (wgf__parking_free). A target on the stack would be written after its frame is gone. */
+struct wgf__parking {
+    void **p;
+    int    n, cap;
+};
+void *wgf__req_new(size_t size); /* zeroed; NULL when out of memory                       */
+void  wgf__req_end(struct wgf__parking *pk, void *req, bool fired);
+void  wgf__parking_free(struct wgf__parking *pk); /* call after the instance is released  */
+
 struct wgf_ctx {
     struct wgf__procs      p;          /* the loaded implementation's functions          */
     void                  *lib;        /* dlopen handle                                  */
@@ -94,6 +107,8 @@ struct wgf_ctx {
     /* pipeline cache */
     wgf_pipeline         **pipes;
     int                    n_pipes, cap_pipes;
+
+    struct wgf__parking    parked;     /* callback targets of abandoned waits            */
 
     /* fault injection */
     struct wgf_fault_plan  fault;

@@ -82,7 +82,7 @@ static void on_info(WGPUCompilationInfoRequestStatus st, const WGPUCompilationIn
     (void)u2;
     struct info_req *r = u1;
     size_t off = 0;
-    if (st == WGPUCompilationInfoRequestStatus_Success && info) {
+    if (st == WGPUCompilationInfoRequestStatus_Success && info && r->code) { /* code NULL: abandoned */
         for (size_t i = 0; i < info->messageCount && off < sizeof r->text - 1; i++) {
             const WGPUCompilationMessage *m = &info->messages[i];
             if (m->type != WGPUCompilationMessageType_Error) continue;
@@ -176,16 +176,19 @@ enum wgf_status wgf_pipeline_get(wgf_ctx *ctx, const struct wgf_pipeline_desc *d
     if (s == WGF_OK && inject) s = wgf__fail(ctx, WGF_ERR_SHADER, "%s: injected fault", what);
     if (s != WGF_OK && s != WGF_ERR_DEVICE_LOST && mod && !inject) {
         /* the scope's message is Dawn's long form; the compilation info gives positions */
-        struct info_req r;
-        memset(&r, 0, sizeof r);
-        atomic_init(&r.done, false);
-        r.prelude_lines = *pre ? count_lines(pre) + 1 : 0;
-        r.code          = code;
-        WGPUCompilationInfoCallbackInfo cb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_info, &r, NULL};
-        ctx->p.ShaderModuleGetCompilationInfo(mod, cb);
-        if (wgf__wait_instance(ctx->instance, &ctx->p, &r.done, ctx->timeout_ns, "compilation info", NULL) == WGF_OK &&
-            r.text[0])
-            wgf__fail(ctx, WGF_ERR_SHADER, "kernel '%s': WGSL compile error: %s", p->label, r.text);
+        struct info_req *r = wgf__req_new(sizeof *r);
+        if (r) {
+            atomic_init(&r->done, false);
+            r->prelude_lines = *pre ? count_lines(pre) + 1 : 0;
+            r->code          = code;
+            WGPUCompilationInfoCallbackInfo cb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_info, r, NULL};
+            ctx->p.ShaderModuleGetCompilationInfo(mod, cb);
+            if (wgf__wait_instance(ctx->instance, &ctx->p, &r->done, ctx->timeout_ns, "compilation info", NULL) == WGF_OK &&
+                r->text[0])
+                wgf__fail(ctx, WGF_ERR_SHADER, "kernel '%s': WGSL compile error: %s", p->label, r->text);
+            if (!atomic_load(&r->done)) r->code = NULL; /* `code` is freed below */
+            wgf__req_end(&ctx->parked, r, atomic_load(&r->done));
+        }
     }
     free(code);
     if (s != WGF_OK) {

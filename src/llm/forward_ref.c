@@ -316,7 +316,15 @@ struct mm_job {
 /* The hot loops get an AVX2 clone picked at load time (ifunc); the lane-wise math is the
  * same, so both clones give identical bits (checked by test_forward on AVX2 hosts against
  * the naive reference, and by CPU-independent expectations in test_forward_stories). */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WGF_NO_IFUNC 1 /* ifunc resolvers run before TSan's runtime is up: no clones */
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define WGF_NO_IFUNC 1
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(WGF_NO_IFUNC)
 #define WGF_HOT_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define WGF_HOT_CLONES

@@ -261,7 +261,7 @@ static void test_corpus_roundtrips(struct wgf_t *t, const char *base)
         enum wgf_status       st = wgf_tokenizer_from_spec(&spec, &g, &err);
         snprintf(name, sizeof name, "from_spec %s", pres[p].gguf_pre);
         if (wgf_t_check(t, st == WGF_OK, name, "%s", st ? err.msg : "ok")) {
-            int32_t *a, *b;
+            int32_t *a = NULL, *b = NULL;
             size_t   na, nb;
             bool     same = !wgf_tokenizer_encode(tok, corpus, clen, true, &a, &na, &err) &&
                         !wgf_tokenizer_encode(g, corpus, clen, true, &b, &nb, &err);

@@ -264,7 +264,7 @@ int main(void)
     tok = build(t, v, false, false, -1);
     if (tok) {
         KAT(tok, "no byte tokens: one <unk> per unknown character", "aé世x", 0, "▁", "a", "<unk>", "<unk>", "<unk>");
-        int32_t *a, *b;
+        int32_t *a = NULL, *b = NULL;
         size_t   na, nb;
         bool     same = !wgf_tokenizer_encode(tok, "\xFF\xFE", 2, false, &a, &na, &err) &&
                     !wgf_tokenizer_encode(tok, "\xFF\xFE", 2, false, &b, &nb, &err) && na == nb &&

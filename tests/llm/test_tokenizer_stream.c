@@ -201,7 +201,7 @@ static void test_templates(struct wgf_t *t, const struct wgf_tokenizer *tok)
     /* Same ids as encoding the whole rendering when the user text has no specials. */
     char *r;
     wgf_chat_template_apply(WGF_CHAT_QWEN2, NULL, " spaced\n\n text ", &r, &err);
-    int32_t *a, *b;
+    int32_t *a = NULL, *b = NULL;
     size_t   na, nb;
     bool     same = !wgf_tokenizer_encode(tok, r, strlen(r), true, &a, &na, &err) &&
                 !wgf_chat_template_encode(tok, WGF_CHAT_QWEN2, NULL, " spaced\n\n text ", 0, &b, &nb, &err) &&
