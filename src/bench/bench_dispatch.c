@@ -213,9 +213,9 @@ static enum wgf_status wgf__measure_mode(wgf_ctx *ctx, struct wgf__tiny *t, enum
     const char     *role = wgf_pipeline_label(t->pipe);
     enum wgf_status s    = WGF_OK;
     int             reps = o->reps, nn = o->n_ns;
-    double         *t_us = calloc((size_t)reps * nn + 2 * (size_t)reps + (size_t)o->single_reps, sizeof(double));
+    double         *t_us = calloc((size_t)reps * (size_t)nn + 2 * (size_t)reps + (size_t)o->single_reps, sizeof(double));
     if (!t_us) return wgf_fail(err, WGF_ERR_NOMEM, "bench dispatch: samples");
-    double *slopes = t_us + (size_t)reps * nn, *single = slopes + reps, *col = single + o->single_reps; /* col: reps */
+    double *slopes = t_us + (size_t)reps * (size_t)nn, *single = slopes + (size_t)reps, *col = single + (size_t)o->single_reps; /* col: reps */
     double  xs[WGF_BENCH_MAX_NS];
     for (int i = 0; i < nn; i++) xs[i] = o->ns[i];
 
@@ -230,11 +230,11 @@ static enum wgf_status wgf__measure_mode(wgf_ctx *ctx, struct wgf__tiny *t, enum
             s           = wgf__run_mode(ctx, t, mode, o->ns[i], NULL);
             if (!s) s = wgf__run_mode(ctx, t, WGF_MODE_WAIT_EACH, 1, NULL);
             uint64_t t1 = wgf_now_ns();
-            if (rep >= 0) t_us[(size_t)rep * nn + i] = (double)(t1 - t0) / 1e3;
+            if (rep >= 0) t_us[(size_t)rep * (size_t)nn + (size_t)i] = (double)(t1 - t0) / 1e3;
         }
         if (!s && rep >= 0) {
             struct wgf_linfit f;
-            if ((s = wgf_linfit_compute(xs, t_us + (size_t)rep * nn, nn, &f, err))) goto out;
+            if ((s = wgf_linfit_compute(xs, t_us + (size_t)rep * (size_t)nn, nn, &f, err))) goto out;
             slopes[rep] = f.slope;
         }
     }
@@ -255,7 +255,7 @@ static enum wgf_status wgf__measure_mode(wgf_ctx *ctx, struct wgf__tiny *t, enum
     }
     res->n_points = nn;
     for (int i = 0; i < nn; i++) {
-        for (int rep = 0; rep < reps; rep++) col[rep] = t_us[(size_t)rep * nn + i];
+        for (int rep = 0; rep < reps; rep++) col[rep] = t_us[(size_t)rep * (size_t)nn + (size_t)i];
         res->ns[i]   = o->ns[i];
         res->t_us[i] = wgf_stats_median(col, reps);
     }

@@ -85,9 +85,9 @@ static void stats(const float *f, int n, double *mean, double *best)
 static enum wgf_status eval_policy(wgf_sim *ev, const float *params, int np, int episodes, float *fit, double *mean,
                                    struct wgf_err *err)
 {
-    float *all = malloc((size_t)episodes * np * sizeof *all);
+    float *all = malloc((size_t)episodes * (size_t)np * sizeof *all);
     if (!all) return wgf_fail(err, WGF_ERR_NOMEM, "eval: %d episodes", episodes);
-    for (int i = 0; i < episodes; i++) memcpy(all + (size_t)i * np, params, (size_t)np * sizeof *all);
+    for (int i = 0; i < episodes; i++) memcpy(all + (size_t)i * (size_t)np, params, (size_t)np * sizeof *all);
     enum wgf_status s = wgf_sim_params_write(ev, all, err);
     free(all);
     if (s == WGF_OK) s = wgf_sim_evaluate(ev, err);
@@ -286,7 +286,7 @@ static int cmd_train(int argc, char **argv)
     if (save_policy(out, w, &pol, cand)) goto done;
     printf("# solved: %ld generations in %.2f s (%.1f gen/s with readback), mean return %.2f over %d episodes; "
            "policy saved to %s\n",
-           g, secs, g / secs, eval_mean, ecfg.pop, out);
+           g, secs, (double)g / secs, eval_mean, ecfg.pop, out);
     rc = 0;
 done:
     free(fit), free(efit), free(cand);

@@ -32,9 +32,9 @@ enum wgf_status wgf_sim_market_generate(uint32_t seed, int n_steps, struct wgf_s
     memset(m, 0, sizeof *m);
     if (n_steps < 1 || n_steps > 1000000) return wgf_fail(err, WGF_ERR_ARG, "sim: finsim: %d steps (1..1e6)", n_steps);
     const int A = WGF_FIN_ASSETS, W = WGF_FIN_WARMUP, K = W + n_steps;
-    double   *R  = calloc((size_t)K * A, sizeof *R); /* (K, 16) path returns              */
+    double   *R  = calloc((size_t)K * (size_t)A, sizeof *R); /* (K, 16) path returns              */
     double   *M  = calloc((size_t)K, sizeof *M);     /* (K) equal-weight market return    */
-    m->returns   = malloc((size_t)n_steps * A * sizeof *m->returns);
+    m->returns   = malloc((size_t)n_steps * (size_t)A * sizeof *m->returns);
     m->signals   = malloc((size_t)n_steps * WGF_FIN_SIGNALS * sizeof *m->signals);
     if (!R || !M || !m->returns || !m->signals) {
         free(R), free(M), wgf_sim_market_free(m);
@@ -51,10 +51,10 @@ enum wgf_status wgf_sim_market_generate(uint32_t seed, int n_steps, struct wgf_s
         double f = (regime ? 0.020 : 0.008) * wgf_rng_normal(&rng), scale = regime ? 2.0 : 1.0, sum = 0;
         for (int a = 0; a < A; a++) {
             double beta = 0.5 + a / 15.0, sig = 0.004 + 0.0005 * a, mu = 0.0001 * ((a % 5) - 2);
-            double phi  = 0.1 * ((a % 3) - 1), prev = k ? R[(size_t)(k - 1) * A + a] : 0.0;
+            double phi  = 0.1 * ((a % 3) - 1), prev = k ? R[(size_t)(k - 1) * (size_t)A + (size_t)a] : 0.0;
             double r    = mu + beta * f + sig * scale * wgf_rng_normal(&rng) + phi * prev;
             r           = r < -0.3 ? -0.3 : r > 0.3 ? 0.3 : r;
-            R[(size_t)k * A + a] = r;
+            R[(size_t)k * (size_t)A + (size_t)a] = r;
             sum += r;
         }
         M[k] = sum / A;
@@ -64,18 +64,18 @@ enum wgf_status wgf_sim_market_generate(uint32_t seed, int n_steps, struct wgf_s
         float *sig = m->signals + (size_t)t * WGF_FIN_SIGNALS;
         for (int a = 0; a < A; a++) {
             double mom = 0;
-            for (int j = 1; j <= 10; j++) mom += R[(size_t)(k - j) * A + a];
-            sig[2 * a]     = (float)clip5(R[(size_t)(k - 1) * A + a] / 0.01);
+            for (int j = 1; j <= 10; j++) mom += R[(size_t)(k - j) * (size_t)A + (size_t)a];
+            sig[2 * a]     = (float)clip5(R[(size_t)(k - 1) * (size_t)A + (size_t)a] / 0.01);
             sig[2 * a + 1] = (float)clip5(mom / 0.03);
-            m->returns[(size_t)t * A + a] = (float)R[(size_t)k * A + a];
+            m->returns[(size_t)t * (size_t)A + (size_t)a] = (float)R[(size_t)k * (size_t)A + (size_t)a];
         }
         double mmom = 0, mmean = 0, mvar = 0, xmean = 0, xvar = 0;
         for (int j = 1; j <= 10; j++) mmom += M[k - j];
         for (int j = 1; j <= 20; j++) mmean += M[k - j] / 20.0;
         for (int j = 1; j <= 20; j++) mvar += (M[k - j] - mmean) * (M[k - j] - mmean) / 20.0;
-        for (int a = 0; a < A; a++) xmean += R[(size_t)(k - 1) * A + a] / A;
+        for (int a = 0; a < A; a++) xmean += R[(size_t)(k - 1) * (size_t)A + (size_t)a] / A;
         for (int a = 0; a < A; a++) {
-            double d = R[(size_t)(k - 1) * A + a] - xmean;
+            double d = R[(size_t)(k - 1) * (size_t)A + (size_t)a] - xmean;
             xvar += d * d / A;
         }
         sig[32] = (float)clip5(M[k - 1] / 0.01);

@@ -44,11 +44,11 @@ static double median(double *v, int n)
 static enum wgf_status verify(wgf_sim *sim, struct wgf_sim_bench_result *res, struct wgf_err *err)
 {
     int    pop = sim->cfg.pop, np = sim->n_params, n = pop < BENCH_VERIFY ? pop : BENCH_VERIFY;
-    float *fit = malloc((size_t)pop * 4), *x = malloc((size_t)n * np * 4);
+    float *fit = malloc((size_t)pop * 4), *x = malloc((size_t)n * (size_t)np * 4);
     enum wgf_status s = fit && x ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "sim bench: verify buffers");
     if (s == WGF_OK && (s = wgf_buffer_fill_u32(sim->ctx, sim->fitness, BENCH_POISON)) != WGF_OK)
         s = wgf__sim_gpu_fail(sim, err, s, "poison fitness");
-    if (s == WGF_OK && (s = wgf_buffer_read(sim->ctx, sim->params[sim->parity], 0, x, (size_t)n * np * 4)) != WGF_OK)
+    if (s == WGF_OK && (s = wgf_buffer_read(sim->ctx, sim->params[sim->parity], 0, x, (size_t)n * (size_t)np * 4)) != WGF_OK)
         s = wgf__sim_gpu_fail(sim, err, s, "params read");
     /* the generation counter the kernels will see */
     uint32_t gen = sim->gen;
@@ -71,7 +71,7 @@ static enum wgf_status verify(wgf_sim *sim, struct wgf_sim_bench_result *res, st
     enum wgf_sim_workload w = sim->cfg.workload;
     int matched = 0;
     for (int g = 0; g < n; g++) {
-        const float *p = x + (size_t)g * np;
+        const float *p = x + (size_t)g * (size_t)np;
         float ref;
         if (w == WGF_SIM_RASTRIGIN) ref = -wgf_sim_rastrigin_ref(p, np);
         else if (w == WGF_SIM_FINSIM) ref = wgf_sim_finsim_ref_episode(&sim->market, &sim->pol, p, sim->cfg.max_steps);
@@ -136,7 +136,7 @@ enum wgf_status wgf_sim_bench_run(wgf_sim *sim, int gens, int runs, struct wgf_s
     if (gens < 1 || runs < 1 || runs > 101) return wgf_fail(err, WGF_ERR_ARG, "sim bench: gens %d >= 1, runs %d in 1..101", gens, runs);
     out->gens               = gens;
     out->dispatches_per_gen = wgf_sim_dispatches_per_generation(sim);
-    size_t n_all = (size_t)sim->cfg.pop * sim->n_params;
+    size_t n_all = (size_t)sim->cfg.pop * (size_t)sim->n_params;
     float *fit = malloc((size_t)sim->cfg.pop * 4), *snap = malloc(n_all * 4);
     double t_nr[101], t_rb[101], t_ev[101];
     enum wgf_status s = fit && snap ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "sim bench");

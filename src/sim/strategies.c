@@ -141,7 +141,7 @@ static enum wgf_status init_population(wgf_sim *sim, struct wgf_err *err)
                 v = -5.12f + 10.24f * wgf_sim_u01(wgf_sim_rand(sim->cfg.seed, 0, g, WGF_SIM_J(WGF_SIM_TAG_INIT, k)));
             else
                 v = sim->cfg.init_sigma * wgf_sim_normal(sim->cfg.seed, 0, g, WGF_SIM_TAG_INIT, k);
-            p[(size_t)g * sim->n_params + k] = v;
+            p[(size_t)g * (size_t)sim->n_params + k] = v;
         }
     enum wgf_status s = wgf_sim_params_write(sim, p, err);
     free(p);
@@ -362,14 +362,14 @@ int wgf_sim_dispatches_per_generation(const wgf_sim *sim)
 
 enum wgf_status wgf_sim_params_write(wgf_sim *sim, const float *params, struct wgf_err *err)
 {
-    size_t n = (size_t)sim->cfg.pop * sim->n_params * sizeof(float);
+    size_t n = (size_t)sim->cfg.pop * (size_t)sim->n_params * sizeof(float);
     enum wgf_status s = wgf_buffer_write(sim->ctx, sim->params[sim->parity], 0, params, n);
     return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, "params write");
 }
 
 enum wgf_status wgf_sim_params_read(wgf_sim *sim, float *params, struct wgf_err *err)
 {
-    size_t n = (size_t)sim->cfg.pop * sim->n_params * sizeof(float);
+    size_t n = (size_t)sim->cfg.pop * (size_t)sim->n_params * sizeof(float);
     enum wgf_status s = wgf_buffer_read(sim->ctx, sim->params[sim->parity], 0, params, n);
     return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, "params read");
 }

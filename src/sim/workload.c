@@ -84,7 +84,7 @@ void wgf_sim_env_reset(enum wgf_sim_workload w, uint32_t seed, uint32_t gen, uin
     case WGF_SIM_CARTPOLE: wgf__cartpole_reset(seed, gen, genome, s); break;
     case WGF_SIM_ACROBOT: wgf__acrobot_reset(seed, gen, genome, s); break;
     case WGF_SIM_MOUNTAINCAR: wgf__mountaincar_reset(seed, gen, genome, s); break;
-    default: WGF_ASSERT(!"not a classic-control workload");
+    default: WGF_ASSERT(false && "not a classic-control workload");
     }
 }
 
@@ -94,7 +94,7 @@ void wgf_sim_env_obs(enum wgf_sim_workload w, const float s[WGF_SIM_MAX_STATE], 
     case WGF_SIM_CARTPOLE: wgf__cartpole_obs(s, obs); break;
     case WGF_SIM_ACROBOT: wgf__acrobot_obs(s, obs); break;
     case WGF_SIM_MOUNTAINCAR: wgf__mountaincar_obs(s, obs); break;
-    default: WGF_ASSERT(!"not a classic-control workload");
+    default: WGF_ASSERT(false && "not a classic-control workload");
     }
 }
 
@@ -104,7 +104,7 @@ float wgf_sim_env_step(enum wgf_sim_workload w, float s[WGF_SIM_MAX_STATE], int 
     case WGF_SIM_CARTPOLE: return wgf__cartpole_step(s, action, terminated);
     case WGF_SIM_ACROBOT: return wgf__acrobot_step(s, action, terminated);
     case WGF_SIM_MOUNTAINCAR: return wgf__mountaincar_step(s, action, terminated);
-    default: WGF_ASSERT(!"not a classic-control workload");
+    default: WGF_ASSERT(false && "not a classic-control workload");
     }
     return 0.0f;
 }
