@@ -31,14 +31,20 @@ extern "C" {
 
 struct wgf_llm_model;
 struct wgf_tokenizer;
+struct wgf_ctx;
 
 /* ======================================================================================
  * Backends
  * ====================================================================================== */
 
 struct wgf_llm_backend_options {
-    uint32_t n_ctx;     /* KV-cache length in positions; 0 = the model's context length   */
-    uint32_t n_threads; /* CPU worker threads; 0 = 1                                       */
+    uint32_t        n_ctx;     /* KV-cache length in positions; 0 = the model's context length */
+    uint32_t        n_threads; /* CPU worker threads; 0 = 1 (cpu-ref)                        */
+    struct wgf_ctx *gpu;       /* GPU context, borrowed (must outlive the backend); required
+                                  by the gpu backend, ignored by cpu-ref                     */
+    uint64_t        max_binding_bytes; /* gpu: largest storage binding to use; 0 = the device's
+                                  maxStorageBufferBindingSize (tests set it small to force
+                                  the row-split path); larger values are clamped to it       */
 };
 
 /* One forward implementation. `impl` is the backend's private state.
@@ -65,6 +71,15 @@ struct wgf_llm_backend {
 /* The plain-C reference: f32 accumulation over weights read in their stored dtype
  * (converted per row on the fly), pthreads over output rows. A value, copy it then init. */
 extern const struct wgf_llm_backend wgf_llm_backend_ref;
+
+/* The first GPU backend, "gpu-unfused" (src/llm/forward_gpu.c): the unfused plan, one
+ * kernel role per dispatch. Weights are converted to f32 and uploaded at init (a matrix
+ * above the binding limit is split by rows; one whose single row exceeds it is refused
+ * with WGF_ERR_LIMIT naming it); the KV cache (n_ctx positions) lives on the GPU; a token's
+ * dispatches go into one submit and only the logits come back. Needs options.gpu. A failed
+ * init frees every buffer it made and leaves the context usable; forward on a lost device
+ * returns WGF_ERR_DEVICE_LOST. A value, copy it then init (wgf_llm_backend_open). */
+extern const struct wgf_llm_backend wgf_llm_backend_gpu;
 
 /* cpu-ref probe: called after each role of the forward with that role's output, so a GPU
  * plan can be checked kernel by kernel against the oracle. Roles, in order:
@@ -213,6 +228,10 @@ enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf
 struct wgf_gguf_writer;
 enum wgf_status wgf_llm_gguf_add_tokenizer_json(struct wgf_gguf_writer *w, const char *tokenizer_json_path,
                                                 int32_t bos_id, int32_t eos_id, struct wgf_err *err);
+
+/* Internal, shared by the backends: the model has every tensor the forward indexes, with
+ * the config's shapes and enough bytes (messages start with "<who>: "). */
+enum wgf_status wgf__llm_check_model(const struct wgf_llm_model *m, const char *who, struct wgf_err *err);
 
 /* Internal, exported for tests: cpu-ref's vectorised f16/bf16 -> f32 row conversion
  * (src may be unaligned). */

@@ -1,5 +1,5 @@
-/* wgfuse run / tokenize / llm — text generation on the CPU reference backend, tokenizer
- * tools, test-model maker and load check. Flags follow llama.cpp's names.
+/* wgfuse run / tokenize / llm — text generation on the CPU reference backend or the GPU
+ * (--backend gpu), tokenizer tools, test-model maker and load check. Flags follow llama.cpp's names.
  * Exit codes: 0 ok, 1 failure (model, file, context), 2 usage error. Only this file prints;
  * src/llm/ does the work. */
 #include <errno.h>
@@ -78,6 +78,38 @@ static uint32_t default_threads(void)
     return (uint32_t)n;
 }
 
+/* --backend NAME: true when NAME is one of ours (else prints the usage error). */
+static bool backend_name_ok(const char *v)
+{
+    if (!strcmp(v, "cpu-ref") || !strcmp(v, "gpu")) return true;
+    wgf_cli_error("--backend: '%s' is not a backend (cpu-ref, gpu)", v);
+    return false;
+}
+
+/* Open backend `name` ("cpu-ref" or "gpu") on m. For gpu a context is created from the
+ * global --adapter/--webgpu-lib options into *ctx (the caller frees it after the backend).
+ * Prints the error and returns false on failure. */
+static bool backend_open(const char *name, const char *model, const struct wgf_llm_model *m,
+                         struct wgf_llm_backend_options *bo, wgf_ctx **ctx, struct wgf_llm_backend *be)
+{
+    struct wgf_err err = {0};
+    *ctx               = NULL;
+    bool gpu           = name && !strcmp(name, "gpu");
+    if (gpu) {
+        struct wgf_gpu_options go = wgf_cli_gpu_options();
+        if (wgf_ctx_create(&go, ctx, &err) != WGF_OK) {
+            wgf_cli_error("--backend gpu: %s", err.msg);
+            return false;
+        }
+        bo->gpu = *ctx;
+    }
+    if (wgf_llm_backend_open(be, gpu ? &wgf_llm_backend_gpu : &wgf_llm_backend_ref, m, bo, &err) != WGF_OK) {
+        wgf_cli_error("%s: %s", model, err.msg);
+        return false;
+    }
+    return true;
+}
+
 /* A tokenizer from PATH without loading weights: a directory's tokenizer.json, a
  * tokenizer.json file, or a GGUF file's tokenizer.ggml.*. *tok NULL when there is none. */
 static enum wgf_status tokenizer_only(const char *path, struct wgf_tokenizer **tok, struct wgf_err *err)
@@ -128,7 +160,7 @@ static void run_usage(FILE *f)
             "usage: wgfuse run -m PATH [-p PROMPT | -f FILE | --tokens 1,2,3] [-n N] [--temp T] [--top-k K] [--top-p P]\n"
             "                  [--repeat-penalty R] [--repeat-last-n N] [--seed S] [--ctx C] [--threads N]\n"
             "                  [--system TEXT] [--no-template] [--parse-special] [--stop STR]... [--ignore-eos]\n"
-            "                  [--logits-out FILE.npy]\n"
+            "                  [--logits-out FILE.npy] [--backend cpu-ref|gpu]\n"
             "  -m, --model PATH       Hugging Face directory (config.json + safetensors) or .gguf file\n"
             "  -p, --prompt TEXT      user text; wrapped in the model's chat template unless --no-template\n"
             "  -f, --file PATH        read the prompt text from a file (at most 64 MiB)\n"
@@ -143,12 +175,14 @@ static void run_usage(FILE *f)
             "  --parse-special        special-token text in the prompt (<|im_start|>) becomes special tokens\n"
             "  --stop STR             stop when the output contains STR (up to %d; STR is not printed)\n"
             "  --logits-out FILE      float32 .npy (positions, vocab) of every evaluated position\n"
+            "  --backend B            cpu-ref (default: the plain-C reference) or gpu (WebGPU, the unfused\n"
+            "                         plan; the global --adapter / --webgpu-lib pick the device)\n"
             "Text streams to stdout as it is produced; a stats line goes to stderr.\n",
             WGF_GEN_MAX_STOP);
 }
 
 struct run_opts {
-    const char *model, *prompt, *prompt_file, *system, *tokens, *logits_out;
+    const char *model, *prompt, *prompt_file, *system, *tokens, *logits_out, *backend;
     long        n_predict, ctx, threads, top_k, repeat_last_n, seed;
     double      temp, top_p, repeat_penalty;
     bool        no_template, parse_special, ignore_eos;
@@ -189,6 +223,10 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
         } else if (!strcmp(a, "--logits-out")) {
             VAL();
             o->logits_out = v;
+        } else if (!strcmp(a, "--backend")) {
+            VAL();
+            if (!backend_name_ok(v)) return 2;
+            o->backend = v;
         } else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) {
             VAL();
             if (!wgf_cli_parse_long(a, v, 0, MAX_CTX, &o->n_predict)) return 2;
@@ -301,6 +339,7 @@ int wgf_cmd_run(int argc, char **argv)
     struct wgf_llm_model  *m   = NULL;
     struct wgf_tokenizer  *tok = NULL;
     struct wgf_llm_backend be  = {0};
+    wgf_ctx               *gctx = NULL;
     struct wgf_sampler     smp = {0};
     int32_t               *ids = NULL;
     size_t                 n_ids = 0;
@@ -384,10 +423,7 @@ int wgf_cmd_run(int argc, char **argv)
         goto out;
     }
     struct wgf_llm_backend_options bo = {.n_ctx = n_ctx, .n_threads = o.threads ? (uint32_t)o.threads : default_threads()};
-    if (wgf_llm_backend_open(&be, &wgf_llm_backend_ref, m, &bo, &err) != WGF_OK) {
-        wgf_cli_error("%s: %s", o.model, err.msg);
-        goto out;
-    }
+    if (!backend_open(o.backend, o.model, m, &bo, &gctx, &be)) goto out;
     struct wgf_sampler_params sp = wgf_sampler_params_default();
     sp.temperature = (float)o.temp, sp.top_k = (uint32_t)o.top_k, sp.top_p = (float)o.top_p;
     sp.repeat_penalty = (float)o.repeat_penalty, sp.repeat_last_n = (uint32_t)o.repeat_last_n, sp.seed = (uint64_t)o.seed;
@@ -446,18 +482,22 @@ int wgf_cmd_run(int argc, char **argv)
             goto out;
         }
     }
+    char where[300]; /* the device, or the CPU threads */
+    if (gctx) snprintf(where, sizeof where, "%s", wgf_ctx_adapter(gctx)->name);
+    else snprintf(where, sizeof where, "%u threads", bo.n_threads);
     if (!wgf_cli.quiet)
         fprintf(stderr,
                 "wgfuse: prompt %u tokens, prefill %.1f tok/s, generated %u tokens, decode %.1f tok/s, "
-                "ttft %.1f ms, stop: %s [%s, %u threads, ctx %u]\n",
+                "ttft %.1f ms, stop: %s [%s, %s, ctx %u]\n",
                 stats.n_prompt, stats.prefill_tok_s, stats.n_generated, stats.decode_tok_s, stats.ttft_s * 1e3,
-                stats.stop_reason ? stats.stop_reason : "-", be.name, bo.n_threads, n_ctx);
+                stats.stop_reason ? stats.stop_reason : "-", be.name, where, n_ctx);
     rc = 0;
 out:
     free(file_text);
     if (io.npy_open) wgf_npy_writer_abort(&io.npy);
     wgf_sampler_free(&smp);
     wgf_llm_backend_close(&be);
+    wgf_ctx_free(gctx);
     free(ids);
     wgf_tokenizer_free(tok);
     wgf_llm_model_free(m);
@@ -557,6 +597,7 @@ static void llm_usage(FILE *f)
             "                  [--dtype f32|f16|bf16|q8_0|q4_0] [--seed S] [--shards N] [--no-tokenizer] -o PATH\n"
             "       wgfuse llm load-check -m PATH\n"
             "       wgfuse llm bench -m PATH [-n N] [--runs R] [--threads T] [--prompt-tokens P]\n"
+            "                  [--backend cpu-ref|gpu]\n"
             "  SPEC: comma-separated key=value from dim, hidden, layers, heads, kv_heads, vocab, ctx\n"
             "        (e.g. dim=64,hidden=96,layers=2,heads=4,kv_heads=2,vocab=512,ctx=256), or a preset:\n"
             "        qwen2.5-0.5b (dim 896, hidden 4864, 24 layers, 14/2 heads, vocab 151936).\n"
@@ -566,7 +607,7 @@ static void llm_usage(FILE *f)
             "  (bench/llm_load_rss.sh measures its peak RSS).\n"
             "  bench: greedy generation of N (64) tokens after a fixed P-token (32) prompt, R (5) runs\n"
             "  after a warm-up; the generated ids must match across runs before median/best prefill\n"
-            "  and decode tok/s are printed.\n",
+            "  and decode tok/s are printed. --backend gpu runs the GPU forward (unfused plan).\n",
             WGF_TOK_TEST_VOCAB_MAX);
 }
 
@@ -800,7 +841,7 @@ static int bench_token(void *u, int32_t id)
 
 static int llm_bench(int argc, char **argv)
 {
-    const char *model = NULL;
+    const char *model = NULL, *backend = "cpu-ref";
     long        n = 64, runs = 5, threads = 0, n_prompt = 32;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -814,6 +855,9 @@ static int llm_bench(int argc, char **argv)
             if (!wgf_cli_parse_long(a, v, 1, 256, &threads)) return 2;
         } else if (!strcmp(a, "--prompt-tokens")) {
             if (!wgf_cli_parse_long(a, v, 1, 1 << 16, &n_prompt)) return 2;
+        } else if (!strcmp(a, "--backend")) {
+            if (!backend_name_ok(v)) return 2;
+            backend = v;
         } else {
             wgf_cli_error("llm bench: unknown option '%s'", a);
             return 2;
@@ -826,6 +870,7 @@ static int llm_bench(int argc, char **argv)
     struct wgf_err         err = {0};
     struct wgf_llm_model  *m   = NULL;
     struct wgf_llm_backend be  = {0};
+    wgf_ctx               *gctx = NULL;
     struct wgf_sampler     smp = {0};
     int32_t               *prompt = NULL;
     double                *pre = NULL, *dec = NULL;
@@ -846,8 +891,8 @@ static int llm_bench(int argc, char **argv)
         wgf_cli_error("llm bench: out of memory");
         goto out;
     }
-    if (wgf_llm_backend_open(&be, &wgf_llm_backend_ref, m, &bo, &err) != WGF_OK ||
-        wgf_sampler_init(&smp, &sp, be.n_vocab, &err) != WGF_OK) {
+    if (!backend_open(backend, model, m, &bo, &gctx, &be)) goto out;
+    if (wgf_sampler_init(&smp, &sp, be.n_vocab, &err) != WGF_OK) {
         wgf_cli_error("%s: %s", model, err.msg);
         goto out;
     }
@@ -880,7 +925,9 @@ static int llm_bench(int argc, char **argv)
     qsort(dec, (size_t)runs, sizeof *dec, cmp_double);
     printf("model: %s (%s, %s, %d layers, dim %d, vocab %d)\n", model, wgf_arch_str(m->cfg.arch), m->cfg.source_dtype,
            m->cfg.n_layers, m->cfg.dim, m->cfg.vocab_size);
-    printf("backend: %s, %u threads; prompt %ld tokens, %ld generated, %ld runs after 1 warm-up; ids hash %016llx\n",
+    if (gctx) printf("backend: %s on %s; prompt %ld tokens, %ld generated, %ld runs after 1 warm-up; ids hash %016llx\n",
+                     be.name, wgf_ctx_adapter(gctx)->name, n_prompt, n, runs, (unsigned long long)first_hash);
+    else printf("backend: %s, %u threads; prompt %ld tokens, %ld generated, %ld runs after 1 warm-up; ids hash %016llx\n",
            be.name, bo.n_threads, n_prompt, n, runs, (unsigned long long)first_hash);
     printf("prefill tok/s: median %.1f, best %.1f\n", pre[runs / 2], pre[runs - 1]);
     printf("decode  tok/s: median %.1f, best %.1f\n", dec[runs / 2], dec[runs - 1]);
@@ -891,6 +938,7 @@ out:
     free(dec);
     wgf_sampler_free(&smp);
     wgf_llm_backend_close(&be);
+    wgf_ctx_free(gctx);
     wgf_llm_model_free(m);
     return rc;
 }

@@ -5,22 +5,25 @@
 // workgroups: 256 threads = 8 rows x 32 lanes; grid ceil(N / 8). x is staged through
 //             workgroup memory in tiles of 1024; lane l sums k = l, l + 32, ... (adjacent
 //             lanes read adjacent weights), then a 32-wide tree reduction per row.
-// bindings:   0 y (N) f32 read_write | 1 x (K) f32 read | 2 W (N, K) f32 read row-major
-//             | 3 r (N) f32 read (residual; bind any buffer when RESIDUAL = 0)
-// injected:   N (rows), K (columns), RESIDUAL (0/1) (override)
+// bindings:   0 y (ROW0 + N) f32 read_write | 1 x (K) f32 read | 2 W (N, K) f32 read row-major
+//             | 3 r (ROW0 + N) f32 read (residual or bias; bind any buffer when RESIDUAL = 0)
+// injected:   N (rows), K (columns), RESIDUAL (0/1), ROW0 (first output row, default 0: a
+//             row chunk of a matrix split to fit the binding limit writes y[ROW0 + row])
+//             (override)
 override N:        u32;
 override K:        u32;
 override RESIDUAL: u32 = 0u;
+override ROW0:     u32 = 0u;
 
 const WG:    u32 = 256u;
 const LANES: u32 = 32u;
 const ROWS:  u32 = 8u;    // WG / LANES
 const TILE:  u32 = 1024u; // x elements staged per step (4 KiB)
 
-@group(0) @binding(0) var<storage, read_write> y: array<f32>; // (N) f32
+@group(0) @binding(0) var<storage, read_write> y: array<f32>; // (ROW0 + N) f32
 @group(0) @binding(1) var<storage, read>       x: array<f32>; // (K) f32
 @group(0) @binding(2) var<storage, read>       w: array<f32>; // (N, K) f32
-@group(0) @binding(3) var<storage, read>       r: array<f32>; // (N) f32
+@group(0) @binding(3) var<storage, read>       r: array<f32>; // (ROW0 + N) f32
 
 var<workgroup> xs:   array<f32, TILE>;
 var<workgroup> part: array<f32, WG>;
@@ -55,8 +58,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
     if (lane == 0u && row < N) {
         var v = part[li];
         if (RESIDUAL != 0u) {
-            v += r[row];
+            v += r[ROW0 + row];
         }
-        y[row] = v;
+        y[ROW0 + row] = v;
     }
 }

@@ -542,67 +542,67 @@ static void ref_free(struct wgf_llm_backend *b)
 /* A matrix the forward will index: present, (rows, cols) as the config says, a dtype we
  * can read, and as many bytes as that takes. The loader checks this too; the backend
  * re-checks because it is the one that would read out of bounds. */
-static enum wgf_status check_mat(const struct wgf_tensor *t, const char *what, int l, int64_t rows, int64_t cols,
-                                 struct wgf_err *err)
+static enum wgf_status check_mat(const char *who, const struct wgf_tensor *t, const char *what, int l, int64_t rows,
+                                 int64_t cols, struct wgf_err *err)
 {
-    if (!t->data) return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: layer %d: %s missing", l, what);
+    if (!t->data) return wgf_fail(err, WGF_ERR_FORMAT, "%s: layer %d: %s missing", who, l, what);
     if (t->n_dims != 2 || t->shape[0] != rows || t->shape[1] != cols)
-        return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: layer %d: %s '%s' shape (%lld, %lld), config says (%lld, %lld)", l,
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: layer %d: %s '%s' shape (%lld, %lld), config says (%lld, %lld)", who, l,
                         what, t->name, (long long)t->shape[0], (long long)(t->n_dims > 1 ? t->shape[1] : 1),
                         (long long)rows, (long long)cols);
     int be = wgf_dtype_block_elems(t->dtype), bb = wgf_dtype_block_bytes(t->dtype);
     if (be <= 0 || bb <= 0 || cols % be)
-        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "cpu-ref: %s '%s': dtype %s unusable with %lld columns", what, t->name,
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s '%s': dtype %s unusable with %lld columns", who, what, t->name,
                         wgf_dtype_str(t->dtype), (long long)cols);
     uint64_t need;
     if (!wgf_mul_u64((uint64_t)rows, (uint64_t)(cols / be) * (uint64_t)bb, &need) || need > t->nbytes)
-        return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: %s '%s': %llu bytes, shape needs more", what, t->name,
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: %s '%s': %llu bytes, shape needs more", who, what, t->name,
                         (unsigned long long)t->nbytes);
     return WGF_OK;
 }
 
-static enum wgf_status check_vec(const struct wgf_tensor *t, const char *what, int l, int64_t n, bool optional,
-                                 struct wgf_err *err)
+static enum wgf_status check_vec(const char *who, const struct wgf_tensor *t, const char *what, int l, int64_t n,
+                                 bool optional, struct wgf_err *err)
 {
     if (!t->data) {
         if (optional) return WGF_OK;
-        return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: layer %d: %s missing", l, what);
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: layer %d: %s missing", who, l, what);
     }
     if (t->dtype != WGF_DT_F32 || wgf_tensor_nelems(t) != n || t->nbytes < (uint64_t)n * 4 || ((uintptr_t)t->data & 3u))
-        return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: layer %d: %s '%s' must be %lld aligned f32 values", l, what,
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: layer %d: %s '%s' must be %lld aligned f32 values", who, l, what,
                         t->name, (long long)n);
     return WGF_OK;
 }
 
-static enum wgf_status check_model(const struct wgf_llm_model *m, struct wgf_err *err)
+enum wgf_status wgf__llm_check_model(const struct wgf_llm_model *m, const char *who, struct wgf_err *err)
 {
     const struct wgf_llm_config *c = &m->cfg;
     if (c->dim <= 0 || c->hidden_dim <= 0 || c->n_layers <= 0 || c->n_heads <= 0 || c->n_kv_heads <= 0 ||
         c->head_dim <= 0 || c->vocab_size <= 0 || c->n_heads % c->n_kv_heads || c->rope_dim <= 0 ||
         c->rope_dim > c->head_dim || c->rope_dim % 2 || c->rope_dim / 2 > WGF_ROPE_MAX_HALF || !(c->norm_eps >= 0))
-        return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: inconsistent config (dim %d, heads %d/%d, head_dim %d, rope_dim %d)",
-                        c->dim, c->n_heads, c->n_kv_heads, c->head_dim, c->rope_dim);
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: inconsistent config (dim %d, heads %d/%d, head_dim %d, rope_dim %d)",
+                        who, c->dim, c->n_heads, c->n_kv_heads, c->head_dim, c->rope_dim);
     if ((int64_t)c->n_heads * c->head_dim > (1 << 20) || c->dim > (1 << 20) || c->hidden_dim > (1 << 22))
-        return wgf_fail(err, WGF_ERR_LIMIT, "cpu-ref: dimensions too large");
+        return wgf_fail(err, WGF_ERR_LIMIT, "%s: dimensions too large", who);
     int64_t qd = (int64_t)c->n_heads * c->head_dim, kvd = (int64_t)c->n_kv_heads * c->head_dim;
     const struct wgf_llm_weights *W = &m->weights;
     enum wgf_status               s;
-    if ((s = check_mat(&W->tok_embd, "tok_embd", -1, c->vocab_size, c->dim, err)) ||
-        (s = check_mat(&W->lm_head, "lm_head", -1, c->vocab_size, c->dim, err)) ||
-        (s = check_vec(&W->out_norm, "out_norm", -1, c->dim, false, err)))
+    if ((s = check_mat(who, &W->tok_embd, "tok_embd", -1, c->vocab_size, c->dim, err)) ||
+        (s = check_mat(who, &W->lm_head, "lm_head", -1, c->vocab_size, c->dim, err)) ||
+        (s = check_vec(who, &W->out_norm, "out_norm", -1, c->dim, false, err)))
         return s;
-    if (!W->layers) return wgf_fail(err, WGF_ERR_FORMAT, "cpu-ref: no layers");
+    if (!W->layers) return wgf_fail(err, WGF_ERR_FORMAT, "%s: no layers", who);
     for (int l = 0; l < c->n_layers; l++) {
         const struct wgf_layer_weights *L = &W->layers[l];
-        if ((s = check_vec(&L->attn_norm, "attn_norm", l, c->dim, false, err)) ||
-            (s = check_mat(&L->wq, "wq", l, qd, c->dim, err)) || (s = check_mat(&L->wk, "wk", l, kvd, c->dim, err)) ||
-            (s = check_mat(&L->wv, "wv", l, kvd, c->dim, err)) || (s = check_vec(&L->bq, "bq", l, qd, true, err)) ||
-            (s = check_vec(&L->bk, "bk", l, kvd, true, err)) || (s = check_vec(&L->bv, "bv", l, kvd, true, err)) ||
-            (s = check_mat(&L->wo, "wo", l, c->dim, qd, err)) ||
-            (s = check_vec(&L->ffn_norm, "ffn_norm", l, c->dim, false, err)) ||
-            (s = check_mat(&L->w_gate, "w_gate", l, c->hidden_dim, c->dim, err)) ||
-            (s = check_mat(&L->w_up, "w_up", l, c->hidden_dim, c->dim, err)) ||
-            (s = check_mat(&L->w_down, "w_down", l, c->dim, c->hidden_dim, err)))
+        if ((s = check_vec(who, &L->attn_norm, "attn_norm", l, c->dim, false, err)) ||
+            (s = check_mat(who, &L->wq, "wq", l, qd, c->dim, err)) || (s = check_mat(who, &L->wk, "wk", l, kvd, c->dim, err)) ||
+            (s = check_mat(who, &L->wv, "wv", l, kvd, c->dim, err)) || (s = check_vec(who, &L->bq, "bq", l, qd, true, err)) ||
+            (s = check_vec(who, &L->bk, "bk", l, kvd, true, err)) || (s = check_vec(who, &L->bv, "bv", l, kvd, true, err)) ||
+            (s = check_mat(who, &L->wo, "wo", l, c->dim, qd, err)) ||
+            (s = check_vec(who, &L->ffn_norm, "ffn_norm", l, c->dim, false, err)) ||
+            (s = check_mat(who, &L->w_gate, "w_gate", l, c->hidden_dim, c->dim, err)) ||
+            (s = check_mat(who, &L->w_up, "w_up", l, c->hidden_dim, c->dim, err)) ||
+            (s = check_mat(who, &L->w_down, "w_down", l, c->dim, c->hidden_dim, err)))
             return s;
     }
     return WGF_OK;
@@ -624,7 +624,7 @@ static enum wgf_status ref_init(struct wgf_llm_backend *b, const struct wgf_llm_
                                 const struct wgf_llm_backend_options *opt, struct wgf_err *err)
 {
     b->impl = NULL;
-    enum wgf_status s = check_model(m, err);
+    enum wgf_status s = wgf__llm_check_model(m, "cpu-ref", err);
     if (s) return s;
     const struct wgf_llm_config *c = &m->cfg;
     uint32_t n_ctx = opt && opt->n_ctx ? opt->n_ctx : (uint32_t)(c->max_seq_len > 0 ? c->max_seq_len : 2048);

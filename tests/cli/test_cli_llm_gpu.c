@@ -1,0 +1,48 @@
+/* `wgfuse run --backend gpu` through the CLI binary ($WGF_CLI), for real on the default
+ * adapter: on a random test model (GGUF f16, GQA) the greedy ids printed with --backend gpu
+ * equal those of --backend cpu-ref (--tokens, --temp 0, EOS ignored); the stats line names
+ * the backend; an unknown backend is a usage error (exit 2).
+ * (wgf_t_run appends 2>&1, so each command picks its stream inside a { ...; } group.) */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char out_cpu[16384], out_gpu[16384], out[16384];
+
+int main(void)
+{
+    struct wgf_t t   = {0};
+    const char  *cli = wgf_t_cli();
+    char         dir[512], model[700], cmd[4096];
+    wgf_t_tmpdir("cli_llm_gpu", dir, sizeof dir);
+    snprintf(model, sizeof model, "%s/l.gguf", dir);
+    snprintf(cmd, sizeof cmd,
+             "'%s' llm make-test-model --arch llama --format gguf --dtype f16 --no-tokenizer "
+             "--dims dim=64,hidden=160,layers=2,heads=4,kv_heads=2,vocab=512,ctx=128 -o '%s'",
+             cli, model);
+    if (!wgf_t_check(&t, wgf_t_run(cmd, out, sizeof out) == 0, "make-test-model", "%s", out)) return wgf_t_finish(&t);
+
+    const char *args = "--tokens 1,17,300,42,9 -n 24 --temp 0 --ignore-eos";
+    snprintf(cmd, sizeof cmd, "{ '%s' run -m '%s' %s --backend cpu-ref 2>/dev/null; }", cli, model, args);
+    int rc_cpu = wgf_t_run(cmd, out_cpu, sizeof out_cpu);
+    snprintf(cmd, sizeof cmd, "{ '%s' run -m '%s' %s --backend gpu 2>/dev/null; }", cli, model, args);
+    int rc_gpu = wgf_t_run(cmd, out_gpu, sizeof out_gpu);
+    int n_ids  = 0;
+    for (const char *p = out_gpu; *p; p++) n_ids += *p == ' ';
+    wgf_t_check(&t, rc_cpu == 0 && rc_gpu == 0 && n_ids == 24 && strcmp(out_cpu, out_gpu) == 0,
+                "run --backend gpu: same greedy ids as cpu-ref", "exit %d/%d, %d ids: cpu [%.200s] gpu [%.200s]", rc_cpu,
+                rc_gpu, n_ids, out_cpu, out_gpu);
+
+    snprintf(cmd, sizeof cmd, "{ '%s' run -m '%s' --tokens 1,2 -n 2 --temp 0 --backend gpu 2>&1 >/dev/null; }", cli, model);
+    int rc = wgf_t_run(cmd, out, sizeof out);
+    wgf_t_check(&t, rc == 0 && strstr(out, "[gpu-unfused, "), "run --backend gpu: stats line names the backend",
+                "exit %d: %s", rc, out);
+
+    snprintf(cmd, sizeof cmd, "'%s' run -m '%s' --tokens 1 --backend tpu", cli, model);
+    rc = wgf_t_run(cmd, out, sizeof out);
+    wgf_t_check(&t, rc == 2 && strstr(out, "--backend") && strstr(out, "tpu"), "run --backend tpu: usage error",
+                "exit %d: %s", rc, out);
+    return wgf_t_finish(&t);
+}
