@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/wraps.h"
 #include "gpu/gpu_internal.h"
 #include "gpu/kernels.h"
 
@@ -21,12 +22,7 @@ const char *wgf_kernel_source(const char *role)
 int wgf_kernel_count(void) { return wgf_kernel_table_count; }
 const char *wgf_kernel_name(int i) { return i >= 0 && i < wgf_kernel_table_count ? wgf_kernel_table[i].name : NULL; }
 
-static uint64_t fnv1a(const char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)p[i]) * 1099511628211ull;
-    return h;
-}
+static uint64_t fnv1a(const char *p, size_t n) { return wgf__fnv1a(p, n); }
 
 /* key = prelude \0 source \0 entry \0 name=value;... */
 static char *make_key(const struct wgf_pipeline_desc *d, size_t *len)

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/wraps.h"
+
 #include "llm/model_files.h"
 #include "llm/test_model.h"
 #include "util/rng.h"
@@ -99,12 +101,7 @@ static int tm_list(const struct wgf_test_model_spec *s, struct tm_tensor *out)
     return n;
 }
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-    return h;
-}
+static uint64_t fnv1a(const char *s) { return wgf__fnv1a(s, strlen(s)); }
 
 static void tm_fill(const struct wgf_test_model_spec *s, const struct tm_tensor *t, float *out)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "llm/tokenizer_internal.h"
+#include "util/wraps.h"
 
 /* ======================================================================================
  * hash maps
@@ -13,22 +14,11 @@
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
+    uint64_t h = wgf__fnv1a(s, n);
     return h ^ (h >> 29);
 }
 
-static uint64_t hash_u64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
+static uint64_t hash_u64(uint64_t x) { return wgf__mix64(x); }
 
 /* Capacity: a power of two ≥ 2n, so probes stay short. */
 static bool map_capacity(size_t n, size_t *cap)

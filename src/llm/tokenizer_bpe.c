@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "llm/tokenizer_internal.h"
+#include "util/wraps.h"
 
 struct bpe_sym {
     int32_t id;
@@ -23,12 +24,7 @@ static int32_t pair_rank(const struct wgf__pairmap *m, int32_t a, int32_t b, int
 {
     if (!m->key) return -1;
     uint64_t key = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
-    uint64_t x   = key;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
+    uint64_t x   = wgf__mix64(key);
     for (size_t i = (size_t)x & m->mask;; i = (i + 1) & m->mask) {
         if (m->key[i] == key) {
             *merged = m->id[i];

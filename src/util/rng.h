@@ -5,11 +5,13 @@
 #define WGF_UTIL_RNG_H
 #include <stdint.h>
 
+#include "util/wraps.h"
+
 struct wgf_rng {
     uint64_t s[4];
 };
 
-static inline uint64_t wgf__splitmix64(uint64_t *x)
+WGF_WRAPS static inline uint64_t wgf__splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
     z          = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -22,9 +24,9 @@ static inline void wgf_rng_seed(struct wgf_rng *r, uint64_t seed)
     for (int i = 0; i < 4; i++) r->s[i] = wgf__splitmix64(&seed);
 }
 
-static inline uint64_t wgf__rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+WGF_WRAPS static inline uint64_t wgf__rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-static inline uint64_t wgf_rng_u64(struct wgf_rng *r)
+WGF_WRAPS static inline uint64_t wgf_rng_u64(struct wgf_rng *r)
 {
     uint64_t *s = r->s;
     uint64_t res = wgf__rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
