@@ -112,6 +112,19 @@ static void emit_text(struct gen *g, bool final)
     t->s[t->len] = 0;
 }
 
+/* The tail: bytes of an unfinished character and text held for a possible stop string. */
+static enum wgf_status flush_tail(struct gen *g, struct wgf_detok *dt, struct wgf_err *err)
+{
+    if (!dt || g->stopped_by_string || g->stopped_by_callback) return WGF_OK;
+    const char     *txt;
+    size_t          tl;
+    enum wgf_status st = wgf_detok_flush(dt, &txt, &tl, err);
+    if (st) return st;
+    if (!textbuf_add(&g->pending, txt, tl)) return wgf_fail(err, WGF_ERR_NOMEM, "generated text buffer");
+    emit_text(g, true);
+    return WGF_OK;
+}
+
 static bool is_eos(const struct wgf_gen_params *p, const struct wgf_tokenizer *tok, int32_t id)
 {
     for (int i = 0; i < WGF_GEN_MAX_EOS; i++)
@@ -215,7 +228,13 @@ enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokeniz
             break;
         }
         /* decode: evaluate the sampled token at position pos */
-        if ((st = b->forward(b, &id, 1, pos, logits, false, err))) goto done;
+        if ((st = b->forward(b, &id, 1, pos, logits, false, err))) {
+            /* e.g. device lost: the tokens so far are the output, so the text held back
+             * for them still goes out; the forward's error is what the caller gets */
+            struct wgf_err scratch = {0};
+            flush_tail(&g, dt, &scratch);
+            goto done;
+        }
         pos++;
         if (cb && cb->on_logits && cb->on_logits(cb->user, logits, 1, V)) {
             stats->stop_reason = "callback";
@@ -227,18 +246,8 @@ enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokeniz
         stats->decode_tok_s = (double)(stats->n_generated - 1) / stats->decode_s;
     if (stats->prefill_s > 0) stats->prefill_tok_s = (double)n_prompt / stats->prefill_s;
 
-    /* the tail: bytes of an unfinished character, text held for a possible stop string */
-    if (dt && !g.stopped_by_string && !g.stopped_by_callback) {
-        const char *txt;
-        size_t      tl;
-        if ((st = wgf_detok_flush(dt, &txt, &tl, err))) goto done;
-        if (!textbuf_add(&g.pending, txt, tl)) {
-            st = wgf_fail(err, WGF_ERR_NOMEM, "generated text buffer");
-            goto done;
-        }
-        emit_text(&g, true);
-        if (g.stopped_by_string) stats->stop_reason = "stop string";
-    }
+    if ((st = flush_tail(&g, dt, err))) goto done;
+    if (g.stopped_by_string) stats->stop_reason = "stop string";
 
 done:
     wgf_detok_free(dt);

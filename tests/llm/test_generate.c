@@ -87,6 +87,69 @@ static enum wgf_status gen(struct wgf_llm_backend *b, const struct wgf_tokenizer
     return rc;
 }
 
+/* A backend whose fail_at-th forward fails with WGF_ERR_DEVICE_LOST, as a GPU backend's
+ * does after a device loss; the others go to cpu-ref. */
+struct failing {
+    struct wgf_llm_backend *inner;
+    int                     calls, fail_at;
+};
+static enum wgf_status failing_forward(struct wgf_llm_backend *b, const int32_t *tokens, uint32_t n, uint32_t pos,
+                                       float *logits, bool all, struct wgf_err *err)
+{
+    struct failing *f = b->impl;
+    if (++f->calls == f->fail_at) return wgf_fail(err, WGF_ERR_DEVICE_LOST, "test: device lost at forward %d", f->calls);
+    return f->inner->forward(f->inner, tokens, n, pos, logits, all, err);
+}
+static void failing_reset(struct wgf_llm_backend *b)
+{
+    struct failing *f = b->impl;
+    f->inner->reset(f->inner);
+}
+
+/* A forward error mid-generation (device lost) ends generation with that error, and the
+ * text of every token delivered so far is emitted, including text that was being held back
+ * for a possible stop string: the same text as a run that stopped there normally. */
+static void test_error_flush(struct wgf_t *t, struct wgf_llm_backend *b, const struct wgf_tokenizer *tok,
+                             const int32_t *prompt)
+{
+    struct failing         f  = {.inner = b, .fail_at = 9};
+    struct wgf_llm_backend fb = *b;
+    fb.name = "failing", fb.impl = &f, fb.forward = failing_forward, fb.reset = failing_reset, fb.free = NULL;
+    static struct rec     lost, ref;
+    struct wgf_gen_params p = wgf_gen_params_default();
+    struct wgf_gen_stats  st;
+    struct wgf_err        err = {0};
+    p.max_tokens              = 60;
+    enum wgf_status s         = gen(&fb, tok, 1.0f, 3, &p, prompt, 8, &lost, &st, &err);
+    int             n         = lost.n_ids;
+    if (!wgf_t_check(t, s == WGF_ERR_DEVICE_LOST && n >= 2 && strstr(err.msg, "device lost"),
+                     "forward error mid-generation: returned, tokens so far delivered", "%s, %d tokens: %s",
+                     wgf_status_str(s), n, err.msg))
+        return;
+    p.max_tokens = (uint32_t)n;
+    s            = gen(b, tok, 1.0f, 3, &p, prompt, 8, &ref, &st, &err);
+    bool same    = s == WGF_OK && ref.n_ids == n && !memcmp(ref.ids, lost.ids, (size_t)n * sizeof *ref.ids) &&
+                ref.n_text == lost.n_text && !memcmp(ref.text, lost.text, ref.n_text);
+    wgf_t_check(t, same, "forward error: same ids and text as a run stopped there", "%zu vs %zu bytes", lost.n_text,
+                ref.n_text);
+    if (ref.n_text == 0) return;
+    /* a stop string that begins with the text's last character is pending at the error */
+    size_t last = ref.n_text - 1;
+    while (last > 0 && ((unsigned char)ref.text[last] & 0xC0) == 0x80) last--;
+    char stop[16] = {0};
+    snprintf(stop, sizeof stop, "%.*s\x01", (int)(ref.n_text - last), ref.text + last);
+    char want[8192];
+    memcpy(want, ref.text, ref.n_text + 1);
+    size_t want_n = ref.n_text;
+    p.stop[0]     = stop;
+    p.max_tokens  = 60;
+    f.calls       = 0;
+    s             = gen(&fb, tok, 1.0f, 3, &p, prompt, 8, &lost, &st, &err);
+    wgf_t_check(t, s == WGF_ERR_DEVICE_LOST && lost.n_text == want_n && !memcmp(lost.text, want, want_n),
+                "forward error: text held back for a stop string is still emitted", "%s, %zu of %zu bytes",
+                wgf_status_str(s), lost.n_text, want_n);
+}
+
 static void test_npy(struct wgf_t *t)
 {
     char dir[512], path[600];
@@ -247,6 +310,7 @@ int main(void)
         } else {
             wgf_t_check(&t, false, "stop string: reference text", "%s (%zu bytes)", err.msg, full_n);
         }
+        test_error_flush(&t, &b, tok, prompt);
         wgf_tokenizer_free(tok);
     }
     /* a 100-token prompt with every row kept crosses generate's 64-row chunks and the
