@@ -114,6 +114,20 @@ static int wgf__bench_parse(int argc, char **argv, bool fusion, struct wgf__benc
     return 0;
 }
 
+/* After an interrupt: say what is written, and whether it may be. False when the format
+ * cannot carry the "incomplete" mark (CSV to --out): then nothing replaces --out. */
+static bool wgf__bench_partial_ok(const struct wgf__bench_args *a, const char *family, const char *what)
+{
+    if (a->fmt == FMT_CSV && a->out) {
+        wgf_cli_error("bench %s: interrupted by %s: %s not written (CSV cannot mark a partial run)", family,
+                      wgf_cli_interrupt_name(), a->out);
+        return false;
+    }
+    wgf_cli_error("bench %s: interrupted by %s: writing %s finished so far, marked incomplete", family,
+                  wgf_cli_interrupt_name(), what);
+    return true;
+}
+
 static wgf_ctx *wgf__bench_ctx(void)
 {
     struct wgf_gpu_options opt = wgf_cli_gpu_options();
@@ -155,10 +169,7 @@ static int wgf__bench_dispatch(const struct wgf__bench_args *a)
         else snprintf(r->calls_skip, sizeof r->calls_skip, "%.120s", wgf_ctx_last_error(ctx));
     } else {
         snprintf(r->calls_skip, sizeof r->calls_skip, "not measured: interrupted");
-        wgf_cli_error("bench dispatch: interrupted by %s: writing the modes measured so far, marked incomplete",
-                      wgf_cli_interrupt_name());
-        if (a->fmt == FMT_CSV && a->out) {
-            wgf_cli_error("bench: %s not written (CSV cannot mark a partial run)", a->out);
+        if (!wgf__bench_partial_ok(a, "dispatch", "the modes")) {
             rc = wgf_cli_interrupt_code();
             goto out;
         }
@@ -232,9 +243,6 @@ static int wgf__bench_fusion(const struct wgf__bench_args *a)
         enum wgf_status fs = interrupted ? WGF_ERR_INTERRUPTED : wgf_bench_fusion(ctx, &o, (enum wgf_fusion_exp)e, &res[n], &err);
         if (fs == WGF_ERR_INTERRUPTED) {
             /* this and every later experiment: listed as not run, the report marked incomplete */
-            if (!interrupted)
-                wgf_cli_error("bench fusion: interrupted by %s: writing the experiments finished so far, marked incomplete",
-                              wgf_cli_interrupt_name());
             memset(&res[n], 0, sizeof res[n]);
             res[n].exp         = (enum wgf_fusion_exp)e;
             res[n].interrupted = true;
@@ -264,8 +272,7 @@ static int wgf__bench_fusion(const struct wgf__bench_args *a)
     gmtime_r(&now, &tmv);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
     snprintf(adapter, sizeof adapter, "%s (%s, %s), driver %s, %s", ad->name, ad->backend, ad->type, ad->driver, date);
-    if (interrupted && a->fmt == FMT_CSV && a->out) {
-        wgf_cli_error("bench: %s not written (CSV cannot mark a partial run)", a->out);
+    if (interrupted && !wgf__bench_partial_ok(a, "fusion", "the experiments")) {
         free(res);
         wgf_ctx_free(ctx);
         return wgf_cli_interrupt_code();
