@@ -115,6 +115,14 @@ const char *wgf_gpu_lib_path(const char *requested, char *buf, size_t cap);
 enum wgf_status wgf_ctx_create(const struct wgf_gpu_options *opt, wgf_ctx **out, struct wgf_err *err);
 void            wgf_ctx_free(wgf_ctx *ctx);
 const char     *wgf_ctx_last_error(const wgf_ctx *ctx);
+/* The error bridge: a runtime call on ctx failed with status s (its message is on the
+ * context); record "<what>: <context's message>" in *err (may be NULL) and return s. `what`
+ * is printf-style and names the caller's object (a plan step, a sim pass, a bench case). */
+enum wgf_status wgf_ctx_err(const wgf_ctx *ctx, struct wgf_err *err, enum wgf_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 enum wgf_status wgf_ctx_status(const wgf_ctx *ctx); /* status of the last failure          */
 const struct wgf_adapter_desc *wgf_ctx_adapter(const wgf_ctx *ctx);
 const struct wgf_limits       *wgf_ctx_limits(const wgf_ctx *ctx);

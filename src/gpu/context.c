@@ -492,6 +492,16 @@ void wgf_ctx_free(wgf_ctx *ctx)
 }
 
 const char *wgf_ctx_last_error(const wgf_ctx *ctx) { return ctx ? ctx->err.msg : "no context"; }
+
+enum wgf_status wgf_ctx_err(const wgf_ctx *ctx, struct wgf_err *err, enum wgf_status s, const char *fmt, ...)
+{
+    char    what[WGF_ERR_MSG_MAX / 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return wgf_fail(err, s, "%s: %s", what, wgf_ctx_last_error(ctx));
+}
 enum wgf_status wgf_ctx_status(const wgf_ctx *ctx) { return ctx ? ctx->err.status : WGF_ERR_ARG; }
 const struct wgf_adapter_desc *wgf_ctx_adapter(const wgf_ctx *ctx) { return &ctx->desc; }
 const struct wgf_limits *wgf_ctx_limits(const wgf_ctx *ctx) { return &ctx->limits; }
