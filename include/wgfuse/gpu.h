@@ -39,6 +39,7 @@ typedef struct wgf_pipeline   wgf_pipeline;
 typedef struct wgf_bind_group wgf_bind_group;
 typedef struct wgf_recorder   wgf_recorder;
 typedef struct wgf_timer      wgf_timer;
+typedef struct wgf_schedule   wgf_schedule;
 
 /* ---- fault injection (tests): fail the Nth call of a kind, counting from 1; 0 = never -- */
 struct wgf_fault_plan {
@@ -139,6 +140,8 @@ enum wgf_buffer_usage {
     WGF_BUF_STORAGE  = 1u << 0, /* read/write storage binding (+ copy src/dst)              */
     WGF_BUF_UNIFORM  = 1u << 1, /* uniform binding (+ copy dst)                             */
     WGF_BUF_INDIRECT = 1u << 2, /* dispatch-indirect arguments                              */
+    WGF_BUF_READBACK = 1u << 3, /* host read-back target (MapRead + copy dst; nothing else:
+                                   a copy into it, then wgf_buffer_map_begin/_end)          */
 };
 /* Create a zero-initialised buffer of `size` bytes (rounded up to 4 internally; the logical
  * size is kept). `label` is copied; use the owning struct field, e.g. "kv_cache_k[3]". */
@@ -153,6 +156,14 @@ enum wgf_status wgf_buffer_write(wgf_ctx *ctx, wgf_buffer *buf, uint64_t offset,
 /* Download n bytes from offset: waits for all submitted work, then copies. Same alignment
  * rule as write. */
 enum wgf_status wgf_buffer_read(wgf_ctx *ctx, wgf_buffer *buf, uint64_t offset, void *dst, size_t n);
+/* Asynchronous read-back of a WGF_BUF_READBACK buffer, for results the host wants without
+ * stalling the queue (tokens streamed while later steps run): after the submit that copies
+ * into it, map_begin asks for the mapping and returns at once; map_end waits for it (the
+ * context's timeout, device loss: an error naming the buffer), copies n bytes from offset 0
+ * into dst and unmaps, so the buffer can be the target of the next copy. A buffer with a
+ * map in flight must not be used by a submit. map_end without map_begin is WGF_ERR_ARG. */
+enum wgf_status wgf_buffer_map_begin(wgf_ctx *ctx, wgf_buffer *buf);
+enum wgf_status wgf_buffer_map_end(wgf_ctx *ctx, wgf_buffer *buf, void *dst, size_t n);
 /* Fill with a repeated 32-bit pattern (e.g. a poison value before a kernel runs). */
 enum wgf_status wgf_buffer_fill_u32(wgf_ctx *ctx, wgf_buffer *buf, uint32_t pattern);
 
@@ -183,6 +194,48 @@ enum wgf_status wgf_pipeline_get(wgf_ctx *ctx, const struct wgf_pipeline_desc *d
 enum wgf_status wgf_pipeline_for_kernel(wgf_ctx *ctx, const char *role, wgf_pipeline **out);
 const char     *wgf_pipeline_label(const wgf_pipeline *p);
 int             wgf_ctx_pipeline_cache_size(const wgf_ctx *ctx);
+
+/* ---- const preludes: the model- or case-specific constants a kernel is compiled with ----
+ * A kernel's numbers (shapes, workgroup layout, flags) come from one C function that renders
+ * them as WGSL `const` declarations, each with the comment saying where it comes from; the
+ * prelude also carries `enable` directives and shared fragments (src/kernels/common/lib_*).
+ * Pass p.s as wgf_pipeline_desc.prelude. An allocation failure is remembered and reported by
+ * wgf_prelude_status (the builders never fail individually). */
+struct wgf_prelude {
+    char  *s;
+    size_t len, cap;
+    bool   oom;
+};
+void            wgf_prelude_text(struct wgf_prelude *p, const char *text); /* verbatim        */
+void            wgf_prelude_u32(struct wgf_prelude *p, const char *name, uint64_t v, const char *why);
+void            wgf_prelude_f32(struct wgf_prelude *p, const char *name, float v, const char *why);
+void            wgf_prelude_bool(struct wgf_prelude *p, const char *name, bool v, const char *why);
+/* An embedded fragment by name (wgf_kernel_source); WGF_ERR_INTERNAL when it is missing. */
+enum wgf_status wgf_prelude_fragment(struct wgf_prelude *p, const char *name);
+enum wgf_status wgf_prelude_status(const struct wgf_prelude *p);
+void            wgf_prelude_free(struct wgf_prelude *p);
+
+/* ---- subgroups ------------------------------------------------------------------------------
+ * The subgroup size the reductions of src/kernels/common/lib_reduce_sg may assume: S when the
+ * adapter has `subgroups` and a probe kernel (run once per context) saw subgroups of exactly S
+ * consecutive local indices in a 256-invocation workgroup (4 <= S <= 64); 0 otherwise (use
+ * lib_reduce_wg). A failed probe is not an error: it answers 0. */
+enum wgf_status wgf_ctx_subgroup_size(wgf_ctx *ctx, uint32_t *sgs);
+
+/* ---- the matvec family (src/kernels/common/gemv.wgsl and the LLM roles on its loop) -----
+ * A row group of TPR invocations (a power of two, 8..256) owns RPG rows (1..4) of KC 16-byte
+ * weight chunks; each invocation loads NIT = ceil(KC / TPR) chunks of each row before using
+ * any, and each x chunk it reads serves the RPG rows; GPW = 256 / TPR groups per workgroup.
+ * The default picks the smallest TPR with NIT * RPG <= max_loads (8): enough loads in flight
+ * per invocation without spilling registers. */
+struct wgf_matvec_cfg {
+    uint32_t tpr, gpw, nit, rpg;
+};
+/* tpr 0: the default; else that TPR (rounded to a power of two in 8..256). rpg 0 = 1. */
+struct wgf_matvec_cfg wgf_matvec_cfg_pick(uint32_t kc, uint32_t rpg, uint32_t max_loads, uint32_t tpr);
+/* The matvec prelude constants WG, TPR, GPW, RPG, NIT, SGS and the reduction fragment for sgs
+ * (0: lib_reduce_wg), plus WF16/EPC and lib_wchunk. */
+enum wgf_status wgf_matvec_prelude(struct wgf_prelude *p, struct wgf_matvec_cfg cfg, uint32_t sgs, bool wf16);
 
 /* ---- bind groups ------------------------------------------------------------------------ */
 struct wgf_binding {
@@ -219,6 +272,82 @@ void            wgf_recorder_abandon(wgf_recorder *r);
 enum wgf_status wgf_dispatch_once(wgf_ctx *ctx, wgf_pipeline *p, wgf_bind_group *bg, uint32_t x, uint32_t y,
                                   uint32_t z);
 
+/* ---- step schedules: record once, replay every step ----------------------------------------
+ * A schedule is the ordered list of a plan's steps (a dispatch over a fixed grid, a dispatch
+ * whose grid the GPU wrote into an indirect-argument buffer, a buffer copy), built once at init
+ * with everything bound, then replayed into a recorder as often as needed (a decode step per
+ * token): replay costs exactly the encoding calls, nothing is looked up or allocated.
+ *
+ * Every step carries a label (the key of its errors and of its GPU time; steps of one kernel
+ * role share it, e.g. "attn_qkv_f16_sg") and its cost: the bytes it reads and writes in device
+ * memory and its floating-point operations, as the plan counts them. The profile reads GB/s
+ * and % of a token from these; a cost model can read them too.
+ *
+ * Ownership: the schedule owns the bind groups handed to it (freed with it, also when the add
+ * fails); pipelines and buffers are borrowed and must outlive it. */
+struct wgf_step_cost {
+    uint64_t bytes_read;    /* device-memory bytes the step must read (weights, activations)  */
+    uint64_t bytes_written; /* bytes it writes                                                 */
+    uint64_t flops;         /* floating-point operations (a multiply-add counts 2)             */
+};
+enum wgf_step_kind { WGF_STEP_DISPATCH, WGF_STEP_DISPATCH_INDIRECT, WGF_STEP_COPY };
+#define WGF_STEP_LABEL_MAX 64
+struct wgf_step_info {
+    enum wgf_step_kind   kind;
+    char                 label[WGF_STEP_LABEL_MAX]; /* timing key: the role and its variant */
+    uint32_t             grid[3];                   /* WGF_STEP_DISPATCH                    */
+    struct wgf_step_cost cost;
+};
+enum wgf_status wgf_schedule_create(wgf_ctx *ctx, const char *label, wgf_schedule **out);
+void            wgf_schedule_free(wgf_schedule *s);
+/* Append a dispatch of p with bg over (x, y, z) workgroups; bg is owned from here on. */
+enum wgf_status wgf_schedule_dispatch(wgf_schedule *s, const char *label, wgf_pipeline *p, wgf_bind_group *bg,
+                                      uint32_t x, uint32_t y, uint32_t z, struct wgf_step_cost cost);
+/* Append a dispatch whose grid is read at run time from args (3 u32 at offset), a buffer
+ * made with WGF_BUF_INDIRECT; bg is owned from here on. */
+enum wgf_status wgf_schedule_dispatch_indirect(wgf_schedule *s, const char *label, wgf_pipeline *p,
+                                               wgf_bind_group *bg, wgf_buffer *args, uint64_t offset,
+                                               struct wgf_step_cost cost);
+/* Append a copy of n bytes (multiples of 4). */
+enum wgf_status wgf_schedule_copy(wgf_schedule *s, const char *label, wgf_buffer *src, uint64_t src_off,
+                                  wgf_buffer *dst, uint64_t dst_off, uint64_t n);
+uint32_t                    wgf_schedule_len(const wgf_schedule *s);
+uint32_t                    wgf_schedule_dispatches(const wgf_schedule *s); /* direct + indirect */
+const struct wgf_step_info *wgf_schedule_step(const wgf_schedule *s, uint32_t i);
+/* Sum of every step's cost. */
+struct wgf_step_cost        wgf_schedule_cost(const wgf_schedule *s);
+
+/* Which step each timed pass of a recorder holds (filled by a profiled replay). */
+struct wgf_schedule_trace {
+    const struct wgf_step_info **step; /* (cap) borrowed from the schedules               */
+    uint32_t                     cap, n;
+};
+/* Replay every step into r, in order. trace NULL: dispatches share the recorder's current
+ * pass (the fast path). trace non-NULL (profiling): every step gets its own pass, so a timer
+ * attached to r times each one, and trace->step[k] names the step in the timer's slot k
+ * (WGF_ERR_LIMIT when the timer or the trace runs out of slots). */
+enum wgf_status wgf_schedule_record(const wgf_schedule *s, wgf_recorder *r, struct wgf_schedule_trace *trace);
+
+/* GPU time per label, summed over profiled replays (wgf_profile_add), for a table of
+ * "where every microsecond of a token goes". Owned by the caller; _free releases rows. */
+struct wgf_profile_row {
+    char     label[WGF_STEP_LABEL_MAX];
+    uint64_t dispatches; /* steps timed under this label                               */
+    double   ns;         /* their GPU time                                             */
+    uint64_t bytes;      /* bytes read + written, from the steps' costs                 */
+    uint64_t flops;
+};
+struct wgf_profile {
+    struct wgf_profile_row *rows; /* in order of first appearance                        */
+    uint32_t                n, cap;
+    double                  total_ns;
+};
+/* Add the times of the timer's passes (pass_ns[0..n), from wgf_timer_read) under the labels
+ * the trace recorded for them. */
+enum wgf_status wgf_profile_add(struct wgf_profile *p, const struct wgf_schedule_trace *trace, const double *pass_ns,
+                                uint32_t n);
+void            wgf_profile_free(struct wgf_profile *p);
+
 /* ---- timing ----------------------------------------------------------------------------- */
 /* Monotonic host clock in nanoseconds. */
 uint64_t wgf_now_ns(void);
@@ -228,6 +357,8 @@ enum wgf_status wgf_timer_create(wgf_ctx *ctx, const char *label, uint32_t max_p
 void            wgf_timer_free(wgf_timer *t);
 /* Forget recorded passes (slots restart at 0). */
 void            wgf_timer_reset(wgf_timer *t);
+/* Timer slots used since the last reset (the slot the next timed pass gets). */
+uint32_t        wgf_timer_used(const wgf_timer *t);
 /* Read back the durations (ns) of the passes recorded since the last reset; *n = count.
  * Waits for submitted work. */
 enum wgf_status wgf_timer_read(wgf_ctx *ctx, wgf_timer *t, double *pass_ns, uint32_t cap, uint32_t *n);

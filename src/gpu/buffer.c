@@ -31,7 +31,10 @@ enum wgf_status wgf_buffer_create(wgf_ctx *ctx, const char *label, uint64_t size
         return wgf__fail(ctx, WGF_ERR_LIMIT, "buffer '%s': %s exceeds the device's maxBufferSize (%s)", label,
                          fmt_bytes(size, a, sizeof a), fmt_bytes(ctx->limits.max_buffer_size, b, sizeof b));
 
+    if ((usage & WGF_BUF_READBACK) && usage != WGF_BUF_READBACK)
+        return wgf__fail(ctx, WGF_ERR_ARG, "buffer '%s': a read-back buffer has no other usage", label);
     WGPUBufferUsage u = WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
+    if (usage == WGF_BUF_READBACK) u = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
     if (usage & WGF_BUF_STORAGE || !usage) u |= WGPUBufferUsage_Storage;
     if (usage & WGF_BUF_UNIFORM) u |= WGPUBufferUsage_Uniform;
     if (usage & WGF_BUF_INDIRECT) u |= WGPUBufferUsage_Indirect | WGPUBufferUsage_Storage;
@@ -71,6 +74,11 @@ enum wgf_status wgf_buffer_create(wgf_ctx *ctx, const char *label, uint64_t size
 void wgf_buffer_free(wgf_buffer *buf)
 {
     if (!buf) return;
+    if (buf->map_req) { /* a map still in flight: its callback may fire later */
+        struct wgf__map_req *r = buf->map_req;
+        wgf__req_end(&buf->ctx->parked, r, atomic_load(&r->done));
+        buf->map_req = NULL;
+    }
     if (buf->h) {
         buf->ctx->p.BufferDestroy(buf->h); /* frees GPU memory now, not at the last release */
         WGF_RELEASE(buf->ctx, Buffer, buf->h);
@@ -112,15 +120,10 @@ enum wgf_status wgf_buffer_write(wgf_ctx *ctx, wgf_buffer *buf, uint64_t offset,
     return WGF_OK;
 }
 
-struct map_req {
-    atomic_bool        done;
-    WGPUMapAsyncStatus status;
-    char               msg[256];
-};
-static void on_map(WGPUMapAsyncStatus st, WGPUStringView msg, void *u1, void *u2)
+void wgf__on_map(WGPUMapAsyncStatus st, WGPUStringView msg, void *u1, void *u2)
 {
     (void)u2;
-    struct map_req *r = u1;
+    struct wgf__map_req *r = u1;
     r->status = st;
     size_t len = !msg.data ? 0 : msg.length == WGPU_STRLEN ? strlen(msg.data) : msg.length;
     snprintf(r->msg, sizeof r->msg, "%.*s", (int)len, msg.data ? msg.data : "");
@@ -166,10 +169,10 @@ enum wgf_status wgf__readback(wgf_ctx *ctx, WGPUBuffer src, uint64_t offset, voi
         WGF_RELEASE(ctx, CommandBuffer, cb);
         WGF_RELEASE(ctx, CommandEncoder, enc);
 
-        struct map_req *r = wgf__req_new(sizeof *r);
+        struct wgf__map_req *r = wgf__req_new(sizeof *r);
         if (!r) return wgf__fail(ctx, WGF_ERR_NOMEM, "read-back of %s: out of host memory", what);
         atomic_init(&r->done, false);
-        WGPUBufferMapCallbackInfo mcb = {NULL, WGPUCallbackMode_AllowProcessEvents, on_map, r, NULL};
+        WGPUBufferMapCallbackInfo mcb = {NULL, WGPUCallbackMode_AllowProcessEvents, wgf__on_map, r, NULL};
         ctx->p.BufferMapAsync(ctx->staging, WGPUMapMode_Read, 0, (size_t)chunk, mcb);
         char wait_what[200];
         snprintf(wait_what, sizeof wait_what, "read-back of %s", what);
@@ -228,6 +231,58 @@ enum wgf_status wgf_buffer_read(wgf_ctx *ctx, wgf_buffer *buf, uint64_t offset, 
         if (s != WGF_OK) return s;
         memcpy((uint8_t *)dst + body, tail, n - body);
     }
+    return wgf__check(ctx);
+}
+
+enum wgf_status wgf_buffer_map_begin(wgf_ctx *ctx, wgf_buffer *buf)
+{
+    enum wgf_status s = wgf__check(ctx);
+    if (s != WGF_OK) return s;
+    if (buf->usage != WGF_BUF_READBACK || buf->map_req)
+        return wgf__fail(ctx, WGF_ERR_ARG, "map of buffer '%s': %s", buf->label,
+                         buf->map_req ? "a map is already in flight" : "not a read-back buffer");
+    struct wgf__map_req *r = wgf__req_new(sizeof *r);
+    if (!r) return wgf__fail(ctx, WGF_ERR_NOMEM, "map of buffer '%s': out of host memory", buf->label);
+    atomic_init(&r->done, false);
+    buf->map_req                  = r;
+    WGPUBufferMapCallbackInfo mcb = {NULL, WGPUCallbackMode_AllowProcessEvents, wgf__on_map, r, NULL};
+    ctx->p.BufferMapAsync(buf->h, WGPUMapMode_Read, 0, (size_t)buf->alloc_size, mcb);
+    return WGF_OK;
+}
+
+enum wgf_status wgf_buffer_map_end(wgf_ctx *ctx, wgf_buffer *buf, void *dst, size_t n)
+{
+    struct wgf__map_req *r = buf->map_req;
+    if (!r) return wgf__fail(ctx, WGF_ERR_ARG, "map of buffer '%s': no map in flight", buf->label);
+    if (n > buf->size) return wgf__fail(ctx, WGF_ERR_ARG, "map of buffer '%s': %zu bytes > its size", buf->label, n);
+    char what[160];
+    snprintf(what, sizeof what, "read-back of buffer '%s'", buf->label);
+    enum wgf_status s = wgf__wait_instance(ctx->instance, &ctx->p, &r->done, ctx->timeout_ns, what, &ctx->err);
+    buf->map_req      = NULL;
+    if (s != WGF_OK) { /* still pending: park the target; the buffer cannot be reused */
+        wgf__req_end(&ctx->parked, r, atomic_load(&r->done));
+        enum wgf_status c = wgf__check(ctx);
+        return c != WGF_OK ? c : s;
+    }
+    WGPUMapAsyncStatus st = r->status;
+    char               why[256];
+    snprintf(why, sizeof why, "%s", r->msg[0] ? r->msg : "unknown reason");
+    wgf__req_end(&ctx->parked, r, true);
+    ctx->n_maps++;
+    bool inject = ctx->fault.fail_map && ctx->n_maps == ctx->fault.fail_map;
+    if (st != WGPUMapAsyncStatus_Success || inject) {
+        if (st == WGPUMapAsyncStatus_Success) ctx->p.BufferUnmap(buf->h);
+        s = wgf__check(ctx);
+        if (s != WGF_OK) return s;
+        return wgf__fail(ctx, WGF_ERR_GPU, "%s: mapAsync failed: %s", what, inject ? "injected fault" : why);
+    }
+    const void *m = ctx->p.BufferGetConstMappedRange(buf->h, 0, (size_t)buf->alloc_size);
+    if (!m) {
+        ctx->p.BufferUnmap(buf->h);
+        return wgf__fail(ctx, WGF_ERR_GPU, "%s: mapped range unavailable", what);
+    }
+    if (n) memcpy(dst, m, n);
+    ctx->p.BufferUnmap(buf->h);
     return wgf__check(ctx);
 }
 

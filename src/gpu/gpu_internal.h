@@ -41,7 +41,16 @@ struct wgf_buffer {
     uint64_t   alloc_size; /* size rounded up to 4                                      */
     unsigned   usage;      /* enum wgf_buffer_usage                                     */
     char       label[WGF_LABEL_MAX];
+    void      *map_req;    /* WGF_BUF_READBACK: the map in flight (struct wgf__map_req)  */
 };
+
+/* A mapAsync in flight (buffer.c); heap-allocated, parked if abandoned (see below). */
+struct wgf__map_req {
+    atomic_bool        done;
+    WGPUMapAsyncStatus status;
+    char               msg[256];
+};
+void wgf__on_map(WGPUMapAsyncStatus st, WGPUStringView msg, void *u1, void *u2);
 
 struct wgf_bind_group {
     wgf_ctx      *ctx;
@@ -109,6 +118,10 @@ struct wgf_ctx {
     int                    n_pipes, cap_pipes;
 
     struct wgf__parking    parked;     /* callback targets of abandoned waits            */
+
+    /* subgroup probe (prelude.c), run once */
+    bool                   sg_probed;
+    uint32_t               sg_size;    /* 0: do not use subgroup reductions              */
 
     /* fault injection */
     struct wgf_fault_plan  fault;

@@ -55,6 +55,7 @@ void wgf_timer_free(wgf_timer *t)
 }
 
 void wgf_timer_reset(wgf_timer *t) { t->used = 0; }
+uint32_t wgf_timer_used(const wgf_timer *t) { return t ? t->used : 0; }
 
 enum wgf_status wgf_timer_read(wgf_ctx *ctx, wgf_timer *t, double *pass_ns, uint32_t cap, uint32_t *n)
 {
