@@ -265,6 +265,60 @@ enum wgf_status wgf_bench_dispatch_svg(const struct wgf_dispatch_report *r, char
 enum wgf_status wgf_bench_fusion_svg(const struct wgf_fusion_result *r, int n, const char *title, char **out,
                                      struct wgf_err *err);
 
+/* ---- matvec at the memory's speed (bench_matvec.c) ----------------------------------------
+ * The shared matvec kernel (src/kernels/common/gemv.wgsl, the loop every LLM projection role
+ * runs) on the projection shapes of real models, against the copy bandwidth measured in the
+ * same run (a copy kernel: bytes read + written per second). Per shape, dtype (f32, packed
+ * f16) and variant (invocations per row; subgroup or workgroup-memory reduction): the output
+ * is checked against a double-precision C reference first (a wrong variant gets no time),
+ * then R back-to-back dispatches in one pass are timed with GPU timestamps (wall clock when
+ * the adapter has none), rotating among enough copies of W that they do not fit in the
+ * cache. GB/s = (W + x + y bytes) / time per dispatch; % = of the copy bandwidth. */
+struct wgf_matvec_shape {
+    const char *model; /* "qwen2.5-0.5b", ...                                             */
+    const char *name;  /* "attn_qkv", "attn_output", "ffn_gate_up", "ffn_down", "lm_head"  */
+    uint32_t    rows, cols;
+};
+/* The shapes of a model preset ("qwen2.5-0.5b", "qwen2.5-1.5b", "phi-3-mini", "toy"); n = count. */
+const struct wgf_matvec_shape *wgf_matvec_shapes(const char *model, int *n);
+
+struct wgf_matvec_row {
+    struct wgf_matvec_shape shape;
+    bool     f16;
+    uint32_t tpr;          /* invocations per weight row                                  */
+    uint32_t rpg;          /* rows per row group                                          */
+    uint32_t pad;          /* extra 16-byte chunks per row (stride experiments)           */
+    bool     subgroups;    /* subgroup reduction (else workgroup memory)                   */
+    bool     correct;      /* max rel. error within 1e-4 (f32) / 1e-3 (f16 vs f16 weights) */
+    bool     skipped;      /* too large for one binding on this device (would be split)    */
+    double   max_rel_err;
+    double   us;           /* median time per dispatch                                    */
+    double   gbps;         /* bytes / time                                                */
+    double   pct_copy;     /* of the copy bandwidth                                       */
+};
+struct wgf_matvec_report {
+    char     adapter[256];
+    double   copy_gbps;    /* copy kernel, bytes read + written per second                 */
+    bool     gpu_timed;    /* timestamps (else wall clock)                                 */
+    int      n;
+    struct wgf_matvec_row *rows; /* (n) owned: free with wgf_matvec_report_free            */
+};
+struct wgf_matvec_opts {
+    const char *models;    /* comma list of presets; NULL: the three real models            */
+    int         reps;      /* timed repetitions (median), default 7                        */
+    uint64_t    rotate_bytes; /* W copies rotate until this many bytes (0: 256 MiB on GPUs,
+                                 nothing on CPU adapters)                                   */
+    bool        all_variants; /* also TPR x2 and /2, 2 and 4 rows per group, a padded row
+                                 stride and the workgroup reduction                         */
+    const char *roles;     /* comma list of shape names to run (NULL: all)                  */
+    bool        (*stop)(void *user); void *user; /* polled between cases; true: stop        */
+};
+enum wgf_status wgf_bench_matvec(wgf_ctx *ctx, const struct wgf_matvec_opts *o, struct wgf_matvec_report *out,
+                                 struct wgf_err *err);
+void            wgf_matvec_report_free(struct wgf_matvec_report *r);
+enum wgf_status wgf_matvec_table(const struct wgf_matvec_report *r, char **out, struct wgf_err *err);
+enum wgf_status wgf_matvec_json(const struct wgf_matvec_report *r, char **out, struct wgf_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -45,6 +45,8 @@ static void wgf__bench_usage(FILE *f)
                "  fusion:   unfused vs fused kernels, each checked against a C reference before timing.\n"
                "            experiments: rmsnorm, mlp, kv_proj, argmax, softmax, batching, pooling (default all)\n"
                "  --quick   fewer sizes and repetitions (dispatch: under a minute on lavapipe)\n"
+               "       wgfuse bench matvec [--models LIST] [--all-variants] [--reps N] [--json] [--out FILE]\n"
+               "  matvec:   the LLM projection kernel on real model shapes, GB/s and %% of copy bandwidth.\n"
                "  see docs/methodology.md for how to read the tables.\n");
 }
 
@@ -310,9 +312,10 @@ int wgf_cmd_bench(int argc, char **argv)
         wgf__bench_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (!strcmp(argv[1], "matvec")) return wgf__cmd_bench_matvec(argc, argv);
     bool fusion = !strcmp(argv[1], "fusion");
     if (!fusion && strcmp(argv[1], "dispatch")) {
-        wgf_cli_error("bench: unknown experiment family '%s' (dispatch, fusion)", argv[1]);
+        wgf_cli_error("bench: unknown experiment family '%s' (dispatch, fusion, matvec)", argv[1]);
         return 2;
     }
     struct wgf__bench_args a;
