@@ -183,6 +183,13 @@ struct wgf_llm_model {
  * failure *out is NULL and err holds one line naming the file and what is wrong. */
 enum wgf_status wgf_llm_model_load(const char *path, struct wgf_llm_model **out,
                                    struct wgf_err *err);
+/* A model with the shapes of a real one ("qwen2.5-0.5b", "qwen2.5-1.5b", "phi-3-mini",
+ * "llama-3.2-1b": their published configs) and random, never zero, f16 or bf16 weights, built
+ * in memory: for benchmarks where no weights can be downloaded. Free with wgf_llm_model_free. */
+enum wgf_status wgf_llm_model_synth(const char *shape, enum wgf_dtype dtype, uint64_t seed,
+                                    struct wgf_llm_model **out, struct wgf_err *err);
+const char     *wgf_llm_synth_shapes(void); /* the names above, for messages */
+
 /* Free a model and unmap its files. NULL is a no-op. Tensor views die with the model. */
 void wgf_llm_model_free(struct wgf_llm_model *m);
 

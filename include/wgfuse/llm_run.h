@@ -32,6 +32,8 @@ extern "C" {
 struct wgf_llm_model;
 struct wgf_tokenizer;
 struct wgf_ctx;
+struct wgf_profile;
+struct wgf_sampler;
 
 /* ======================================================================================
  * Backends
@@ -45,6 +47,28 @@ struct wgf_llm_backend_options {
     uint64_t        max_binding_bytes; /* gpu: largest storage binding to use; 0 = the device's
                                   maxStorageBufferBindingSize (tests set it small to force
                                   the row-split path); larger values are clamped to it       */
+    bool            weights_f32; /* gpu roles: keep weights in f32 (default: f16, packed two
+                                  per u32 where the adapter lacks shader-f16, i.e. always) */
+    bool            no_subgroups; /* gpu roles: reductions through workgroup memory even where
+                                  the adapter has subgroups (the tested fallback)            */
+    uint32_t        attn_split; /* gpu roles: positions per attention slice; 0 = 512 (more
+                                  when n_ctx / 512 > 64). A context longer than one slice
+                                  splits decode attention over workgroups + a combine step */
+};
+
+/* An on-device decoding request (wgf_llm_backend.decode): sample `max_ids` ids at most,
+ * starting at position `pos`, whose logits the last forward left on the device; each id
+ * sampled is fed back (embedded, evaluated) on the device without a host round trip, and
+ * handed to on_id in order (non-zero: stop; steps computed past the stop are discarded).
+ * Positions evaluated stay below the backend's n_ctx. The sampler's parameters apply, and its
+ * RNG state is read at the start and advanced by one draw per delivered id when the
+ * temperature is > 0, exactly as wgf_sampler_sample would. */
+struct wgf_llm_decode_req {
+    struct wgf_sampler *sampler;
+    uint32_t            pos;
+    uint32_t            max_ids;
+    int (*on_id)(void *user, int32_t id);
+    void *user;
 };
 
 /* One forward implementation. `impl` is the backend's private state.
@@ -66,6 +90,17 @@ struct wgf_llm_backend {
                                uint32_t pos, float *logits, bool all_logits, struct wgf_err *err);
     void (*reset)(struct wgf_llm_backend *b);
     void (*free)(struct wgf_llm_backend *b);
+    /* Optional (NULL: not offered). decode: see struct wgf_llm_decode_req; returns
+     * WGF_ERR_UNSUPPORTED, having done nothing, for sampler settings it does not run (the
+     * caller then samples on the host). *n_ids = ids delivered. */
+    enum wgf_status (*decode)(struct wgf_llm_backend *b, const struct wgf_llm_decode_req *req, uint32_t *n_ids,
+                              struct wgf_err *err);
+    /* Optional. GPU time per kernel role over n_steps greedy decode steps at positions
+     * pos.. (each role timed in its own pass; added to *out). */
+    enum wgf_status (*profile)(struct wgf_llm_backend *b, uint32_t pos, uint32_t n_steps, struct wgf_profile *out,
+                               struct wgf_err *err);
+    uint32_t    dispatches_per_token; /* a greedy decode step (0: not a GPU plan)            */
+    const char *plan;                 /* the plan's name ("roles", "unfused"; NULL: cpu-ref) */
 };
 
 /* The plain-C reference: f32 accumulation over weights read in their stored dtype
@@ -80,6 +115,18 @@ extern const struct wgf_llm_backend wgf_llm_backend_ref;
  * init frees every buffer it made and leaves the context usable; forward on a lost device
  * returns WGF_ERR_DEVICE_LOST. A value, copy it then init (wgf_llm_backend_open). */
 extern const struct wgf_llm_backend wgf_llm_backend_gpu;
+
+/* The "roles" GPU backend (src/llm/gpu/): about five hand-written kernel roles per layer,
+ * f16 (packed) or f32 weights, batched prefill, and on-device sampling with the token fed
+ * back to the next step (decode). Same contract as wgf_llm_backend_gpu. */
+extern const struct wgf_llm_backend wgf_llm_backend_gpu_roles;
+
+/* The backends by name: "cpu-ref", "gpu" (plan: "roles", the default, or "unfused").
+ * NULL when unknown. */
+const struct wgf_llm_backend *wgf_llm_backend_find(const char *name, const char *plan);
+/* "cpu-ref, gpu" and "roles, unfused", for messages. */
+const char *wgf_llm_backend_names(void);
+const char *wgf_llm_plan_names(void);
 
 /* cpu-ref probe: called after each role of the forward with that role's output, so a GPU
  * plan can be checked kernel by kernel against the oracle. Roles, in order:

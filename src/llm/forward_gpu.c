@@ -619,4 +619,5 @@ static void gpu_reset(struct wgf_llm_backend *b)
 
 const struct wgf_llm_backend wgf_llm_backend_gpu = {
     .name = "gpu-unfused", .init = gpu_init, .forward = gpu_forward, .reset = gpu_reset, .free = gpu_free,
+    .plan = "unfused",
 };

@@ -134,6 +134,63 @@ static bool is_eos(const struct wgf_gen_params *p, const struct wgf_tokenizer *t
 
 /* ---- the loop ---------------------------------------------------------------------------- */
 
+/* What happens to every sampled id, whichever side sampled it. */
+struct deliver {
+    struct gen                     *g;
+    const struct wgf_gen_params    *p;
+    const struct wgf_gen_callbacks *cb;
+    const struct wgf_tokenizer     *tok;
+    struct wgf_detok               *dt;
+    struct wgf_gen_stats           *stats;
+    int32_t                        *hist;
+    uint32_t                        pos;     /* position of the next id               */
+    double                          t0, t_first, t_last;
+    enum wgf_status                 st;
+    struct wgf_err                 *err;
+};
+
+/* 0: continue; 1: stop (stats->stop_reason set, or st set on failure) */
+static int deliver_id(void *user, int32_t id)
+{
+    struct deliver *d = user;
+    d->t_last         = wgf_llm_now();
+    if (d->stats->n_generated == 0) {
+        d->t_first       = d->t_last;
+        d->stats->ttft_s = d->t_last - d->t0;
+    }
+    d->stats->n_generated++;
+    d->hist[d->pos++] = id; /* pos <= n_ctx: the callers never go past it */
+    if (d->cb && d->cb->on_token && d->cb->on_token(d->cb->user, id)) {
+        d->stats->stop_reason = "callback";
+        return 1;
+    }
+    if (!d->p->ignore_eos && is_eos(d->p, d->tok, id)) {
+        d->stats->stop_reason = "eos";
+        return 1;
+    }
+    /* ids past the tokenizer's vocabulary (padding rows, as in Qwen2.5's 151936 vs
+     * 151665) have no text */
+    if (d->dt && (size_t)id < wgf_tokenizer_vocab_size(d->tok)) {
+        const char *txt;
+        size_t      tl;
+        if ((d->st = wgf_detok_push(d->dt, id, &txt, &tl, d->err))) return 1;
+        if (!textbuf_add(&d->g->pending, txt, tl)) {
+            d->st = wgf_fail(d->err, WGF_ERR_NOMEM, "generated text buffer");
+            return 1;
+        }
+        emit_text(d->g, false);
+        if (d->g->stopped_by_string) {
+            d->stats->stop_reason = "stop string";
+            return 1;
+        }
+        if (d->g->stopped_by_callback) {
+            d->stats->stop_reason = "callback";
+            return 1;
+        }
+    }
+    return 0;
+}
+
 enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokenizer *tok, struct wgf_sampler *s,
                              const struct wgf_gen_params *p, const int32_t *prompt, uint32_t n_prompt,
                              const struct wgf_gen_callbacks *cb, struct wgf_gen_stats *stats, struct wgf_err *err)
@@ -154,6 +211,8 @@ enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokeniz
     uint32_t          rows = p->all_logits ? (n_prompt < GEN_LOGITS_CHUNK ? n_prompt : GEN_LOGITS_CHUNK) : 1;
     float            *logits = malloc((size_t)rows * V * sizeof *logits);
     int32_t          *hist   = malloc(((size_t)n_ctx + 1) * sizeof *hist); /* prompt + generated */
+    /* sampling on the device when the backend offers it and nobody needs the logits here */
+    bool on_device = b->decode && !(cb && cb->on_logits) && p->max_tokens > 0;
     if (!logits || !hist) {
         st = wgf_fail(err, WGF_ERR_NOMEM, "generation buffers (%u x %u logits)", rows, V);
         goto done;
@@ -174,7 +233,7 @@ enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokeniz
             }
             if (done + n == n_prompt && n > 1) memmove(logits, logits + (size_t)(n - 1) * V, (size_t)V * sizeof *logits);
         }
-    } else if ((st = b->forward(b, prompt, n_prompt, 0, logits, false, err))) {
+    } else if ((st = b->forward(b, prompt, n_prompt, 0, on_device ? NULL : logits, false, err))) {
         goto done;
     }
     double t1         = wgf_llm_now();
@@ -182,66 +241,56 @@ enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokeniz
     stats->prefill_s  = t1 - t0;
     stats->stop_reason = "max tokens";
 
-    uint32_t pos = n_prompt; /* next position to evaluate */
-    double   t_first = t1, t_last = t1;
-    for (uint32_t gen = 0; gen < p->max_tokens; gen++) {
-        int32_t id;
-        if ((st = wgf_sampler_sample(s, logits, hist, pos, &id, err))) goto done;
-        t_last = wgf_llm_now();
-        if (gen == 0) {
-            t_first      = t_last;
-            stats->ttft_s = t_last - t0;
-        }
-        stats->n_generated++;
-        hist[pos] = id; /* pos <= n_ctx: checked before each forward below */
-        if (cb && cb->on_token && cb->on_token(cb->user, id)) {
-            stats->stop_reason = "callback";
-            break;
-        }
-        if (!p->ignore_eos && is_eos(p, tok, id)) {
-            stats->stop_reason = "eos";
-            break;
-        }
-        /* ids past the tokenizer's vocabulary (padding rows, as in Qwen2.5's 151936 vs
-         * 151665) have no text */
-        if (dt && (size_t)id < wgf_tokenizer_vocab_size(tok)) {
-            const char *txt;
-            size_t      tl;
-            if ((st = wgf_detok_push(dt, id, &txt, &tl, err))) goto done;
-            if (!textbuf_add(&g.pending, txt, tl)) {
-                st = wgf_fail(err, WGF_ERR_NOMEM, "generated text buffer");
+    struct deliver d = {.g = &g, .p = p, .cb = cb, .tok = tok, .dt = dt, .stats = stats, .hist = hist,
+                        .pos = n_prompt, .t0 = t0, .t_first = t1, .t_last = t1, .err = err};
+    if (on_device) {
+        /* ids up to max_tokens; each but the last is evaluated at a position < n_ctx */
+        struct wgf_llm_decode_req req = {.sampler = s, .pos = n_prompt, .max_ids = p->max_tokens,
+                                         .on_id = deliver_id, .user = &d};
+        uint32_t                  n_ids = 0;
+        st = b->decode(b, &req, &n_ids, err);
+        if (st == WGF_ERR_UNSUPPORTED && n_ids == 0) {
+            /* settings the device sampler does not run: the host samples, from the logits */
+            st = b->forward(b, prompt + n_prompt - 1, 1, n_prompt - 1, logits, false, err);
+            on_device = false;
+            if (st) goto done;
+        } else {
+            if (!st) st = d.st;
+            if (st) {
+                struct wgf_err scratch = {0};
+                flush_tail(&g, dt, &scratch); /* the ids delivered are the output */
                 goto done;
             }
-            emit_text(&g, false);
-            if (g.stopped_by_string) {
-                stats->stop_reason = "stop string";
-                break;
-            }
-            if (g.stopped_by_callback) {
-                stats->stop_reason = "callback";
-                break;
-            }
+            if (!strcmp(stats->stop_reason, "max tokens") && n_ids < p->max_tokens) stats->stop_reason = "context";
+        }
+    }
+    for (uint32_t gen = 0; !on_device && gen < p->max_tokens; gen++) {
+        int32_t id;
+        if ((st = wgf_sampler_sample(s, logits, hist, d.pos, &id, err))) goto done;
+        uint32_t at = d.pos;
+        if (deliver_id(&d, id)) {
+            if ((st = d.st)) goto done;
+            break;
         }
         if (gen + 1 == p->max_tokens) break;
-        if (pos >= n_ctx) { /* no room in the cache to evaluate this token */
+        if (at >= n_ctx) { /* no room in the cache to evaluate this token */
             stats->stop_reason = "context";
             break;
         }
-        /* decode: evaluate the sampled token at position pos */
-        if ((st = b->forward(b, &id, 1, pos, logits, false, err))) {
+        /* decode: evaluate the sampled token at position `at` */
+        if ((st = b->forward(b, &id, 1, at, logits, false, err))) {
             /* e.g. device lost: the tokens so far are the output, so the text held back
              * for them still goes out; the forward's error is what the caller gets */
             struct wgf_err scratch = {0};
             flush_tail(&g, dt, &scratch);
             goto done;
         }
-        pos++;
         if (cb && cb->on_logits && cb->on_logits(cb->user, logits, 1, V)) {
             stats->stop_reason = "callback";
             break;
         }
     }
-    stats->decode_s = t_last - t_first;
+    stats->decode_s = d.t_last - d.t_first;
     if (stats->n_generated > 1 && stats->decode_s > 0)
         stats->decode_tok_s = (double)(stats->n_generated - 1) / stats->decode_s;
     if (stats->prefill_s > 0) stats->prefill_tok_s = (double)n_prompt / stats->prefill_s;

@@ -8,6 +8,11 @@
 #include "util/mapfile.h"
 #include "wgfuse/llm.h"
 
+/* ---- model_load.c ------------------------------------------------------------------------ */
+/* An empty model (free with wgf_llm_model_free) and a buffer it owns (freed with it). */
+struct wgf_llm_model *wgf__llm_model_new(void);
+void                 *wgf__llm_model_own(struct wgf_llm_model *m, size_t n);
+
 /* ---- dtype.c ---------------------------------------------------------------------------- */
 /* Bytes of `nelems` elements laid out as rows of `ncols` (ncols must be a multiple of the
  * block size for quantized types). False on overflow or a partial block. */

@@ -50,6 +50,19 @@ static void *own(struct wgf_llm_model *m, size_t n)
     return b;
 }
 
+struct wgf_llm_model *wgf__llm_model_new(void)
+{
+    struct wgf_llm_model *m = calloc(1, sizeof *m);
+    if (m && !(m->priv = calloc(1, sizeof *m->priv))) {
+        free(m);
+        return NULL;
+    }
+    if (m) m->priv->mat_dtype = -1;
+    return m;
+}
+
+void *wgf__llm_model_own(struct wgf_llm_model *m, size_t n) { return own(m, n); }
+
 void wgf_llm_model_free(struct wgf_llm_model *m)
 {
     if (!m) return;

@@ -1,0 +1,103 @@
+// attn_qkv — the attention input of one decode token: RMSNorm, the Q/K/V projections with
+// their bias, RoPE on q and k, and the store of k and v into this layer's KV cache.
+// math:       h = x * g / sqrt(mean(x^2) + EPS); [q; k; v] = W_qkv h + b;
+//             q, k rotated by position pos (rotate-half: pair (i, i + HALF) of each head, angle
+//             index i < HALF, cos/sin from the rope table); kc[pos] = k, vc[pos] = v
+// fuses:      rmsnorm, q/k/v matvecs, 3 bias adds, rope q, rope k, 2 cache stores
+//             (unfused plan: 9 dispatches; one here)
+// layout:     W_qkv and b are stored by PAIR (lib_pairs): rows 2p and 2p + 1 of the stored
+//             matrix are the two rows pair p rotates together, so a matrix split by rows at an
+//             even row keeps every pair whole; this dispatch covers pairs PAIR0 .. +N_PAIRS.
+// workgroups: WG invocations = GPW row groups of TPR; a group computes PPG pairs (2 PPG rows),
+//             pair (w * GPW + g) * PPG + j. Weight loads first (NIT per row), then the x^2 sum
+//             (every workgroup reads all of x: DIM floats, cached), then the dots.
+// bindings:   0 q  (Q_DIM) f32 read_write | 1 kc (N_CTX, KV_DIM) f32 read_write
+//             | 2 vc (N_CTX, KV_DIM) f32 read_write | 3 x (DIMP) f32 read | 4 g (DIMP) f32 read
+//             | 5 w  (2 N_PAIRS, KCS) chunks read | 6 b (2 ALL_PAIRS) f32 read (pair order)
+//             | 7 rope (tables, N_CTX, HALF) (cos, sin) f32 read | 8 st (ST_LEN) u32 read
+// fragments:  lib_reduce_*, lib_wchunk, lib_pairs
+// injected:   WG, TPR, GPW, PPG, NIT, SGS, WF16, KC, KCS, DIM, DIMP, Q_DIM, KV_DIM, HD, HALF,
+//             ROT, N_PAIRS, PAIR0, N_CTX, EPS, HAS_BIAS, ST_* (llm/gpu/gr_kernels.c)
+@group(0) @binding(0) var<storage, read_write> q:    array<f32>;       // (Q_DIM) f32
+@group(0) @binding(1) var<storage, read_write> kc:   array<f32>;       // (N_CTX, KV_DIM) f32
+@group(0) @binding(2) var<storage, read_write> vc:   array<f32>;       // (N_CTX, KV_DIM) f32
+@group(0) @binding(3) var<storage, read>       x:    array<vec4<f32>>; // (DIMP) f32
+@group(0) @binding(4) var<storage, read>       g:    array<vec4<f32>>; // (DIMP) f32 attn_norm
+@group(0) @binding(5) var<storage, read>       w:    array<vec4<u32>>; // (2 N_PAIRS, KCS)
+@group(0) @binding(6) var<storage, read>       b:    array<f32>;       // (2 ALL_PAIRS) f32
+@group(0) @binding(7) var<storage, read>       rope: array<vec2<f32>>; // (tables, N_CTX, HALF)
+@group(0) @binding(8) var<storage, read>       st:   array<u32>;       // (ST_LEN) u32
+
+fn put(r: u32, v: f32, pos: u32) {
+    if (r < Q_DIM) {
+        q[r] = v;
+    } else if (r < Q_DIM + KV_DIM) {
+        kc[pos * KV_DIM + r - Q_DIM] = v;
+    } else {
+        vc[pos * KV_DIM + r - Q_DIM - KV_DIM] = v;
+    }
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+    let p0   = (wid.x * GPW + li / TPR) * PPG; // first local pair of this group
+    let lane = li % TPR;
+    var wv: array<vec4<u32>, NIT * 2u * PPG>;
+    for (var i = 0u; i < NIT; i++) {
+        let c = min(lane + i * TPR, KC - 1u);
+        for (var j = 0u; j < 2u * PPG; j++) {
+            wv[i * 2u * PPG + j] = w[min(2u * p0 + j, 2u * N_PAIRS - 1u) * KCS + c];
+        }
+    }
+    // rmsnorm statistic over the whole row of x
+    var ss = 0.0;
+    for (var i = li; i < DIMP / 4u; i += WG) {
+        let v = x[i];
+        ss += dot(v, v);
+    }
+    let inv = inverseSqrt(wgsum(ss, li) / f32(DIM) + EPS);
+    var acc = vec4<f32>(0.0);
+    for (var i = 0u; i < NIT; i++) {
+        let c = lane + i * TPR;
+        if (c < KC) {
+            var xa: vec4<f32>;
+            var xb: vec4<f32>;
+            if (WF16) {
+                xa = x[2u * c] * g[2u * c];
+                xb = x[2u * c + 1u] * g[2u * c + 1u];
+            } else {
+                xa = x[c] * g[c];
+                xb = xa;
+            }
+            for (var j = 0u; j < 2u * PPG; j++) {
+                acc[j] += wdot(wv[i * 2u * PPG + j], xa, xb);
+            }
+        }
+    }
+    let s = rowsum4(acc, li);
+    if (lane == 0u) {
+        let pos = st[ST_POS];
+        for (var j = 0u; j < PPG; j++) {
+            let p = p0 + j;
+            if (p < N_PAIRS) {
+                let gp   = PAIR0 + p;
+                let rows = pair_rows(gp);
+                var va   = s[2u * j] * inv;
+                var vb   = s[2u * j + 1u] * inv;
+                if (HAS_BIAS) {
+                    va += b[2u * gp];
+                    vb += b[2u * gp + 1u];
+                }
+                if (rows.z != NOROT) {
+                    let cs = rope[(st[ST_ROPE_LONG] * N_CTX + pos) * HALF + rows.z];
+                    let ra = va * cs.x - vb * cs.y;
+                    let rb = va * cs.y + vb * cs.x;
+                    va = ra;
+                    vb = rb;
+                }
+                put(rows.x, va, pos);
+                put(rows.y, vb, pos);
+            }
+        }
+    }
+}

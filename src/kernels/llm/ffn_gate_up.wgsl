@@ -1,0 +1,64 @@
+// ffn_gate_up — the FFN input of one decode token: RMSNorm, the gate and up projections and
+// SiLU(gate) * up.
+// math:       h = x * g / sqrt(mean(x^2) + EPS); out[i] = silu(W_gate[i] . h) * (W_up[i] . h)
+//             for i < HIDDEN, silu(a) = a / (1 + exp(-a))
+// fuses:      rmsnorm, gate matvec, up matvec, silu, mul (unfused plan: 4 dispatches)
+// layout:     the gate and up rows are stored interleaved: row 2i is gate i, row 2i + 1 is
+//             up i, so a split at an even row keeps each pair whole; this dispatch covers
+//             outputs O0 .. O0 + N_OUT.
+// workgroups: WG invocations = GPW row groups of TPR; a group owns PPG outputs (2 PPG rows),
+//             output (w * GPW + g) * PPG + j; weight loads first, then the x^2 sum, then dots.
+// bindings:   0 out (HIDDEN, padded) f32 read_write | 1 x (DIMP) f32 read | 2 g (DIMP) f32 read
+//             | 3 w (2 N_OUT, KCS) chunks read
+// injected:   WG, TPR, GPW, PPG, NIT, SGS, WF16, KC, KCS, DIM, DIMP, N_OUT, O0, EPS
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;       // (HIDDEN) f32
+@group(0) @binding(1) var<storage, read>       x:   array<vec4<f32>>; // (DIMP) f32
+@group(0) @binding(2) var<storage, read>       g:   array<vec4<f32>>; // (DIMP) f32 ffn_norm
+@group(0) @binding(3) var<storage, read>       w:   array<vec4<u32>>; // (2 N_OUT, KCS)
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+    let o0   = (wid.x * GPW + li / TPR) * PPG;
+    let lane = li % TPR;
+    var wv: array<vec4<u32>, NIT * 2u * PPG>;
+    for (var i = 0u; i < NIT; i++) {
+        let c = min(lane + i * TPR, KC - 1u);
+        for (var j = 0u; j < 2u * PPG; j++) {
+            wv[i * 2u * PPG + j] = w[min(2u * o0 + j, 2u * N_OUT - 1u) * KCS + c];
+        }
+    }
+    var ss = 0.0;
+    for (var i = li; i < DIMP / 4u; i += WG) {
+        let v = x[i];
+        ss += dot(v, v);
+    }
+    let inv = inverseSqrt(wgsum(ss, li) / f32(DIM) + EPS);
+    var acc = vec4<f32>(0.0);
+    for (var i = 0u; i < NIT; i++) {
+        let c = lane + i * TPR;
+        if (c < KC) {
+            var xa: vec4<f32>;
+            var xb: vec4<f32>;
+            if (WF16) {
+                xa = x[2u * c] * g[2u * c];
+                xb = x[2u * c + 1u] * g[2u * c + 1u];
+            } else {
+                xa = x[c] * g[c];
+                xb = xa;
+            }
+            for (var j = 0u; j < 2u * PPG; j++) {
+                acc[j] += wdot(wv[i * 2u * PPG + j], xa, xb);
+            }
+        }
+    }
+    let s = rowsum4(acc, li);
+    if (lane == 0u) {
+        for (var j = 0u; j < PPG; j++) {
+            if (o0 + j < N_OUT) {
+                let gate = s[2u * j] * inv;
+                let up   = s[2u * j + 1u] * inv;
+                out[O0 + o0 + j] = gate / (1.0 + exp(-gate)) * up;
+            }
+        }
+    }
+}

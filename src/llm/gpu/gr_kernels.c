@@ -1,0 +1,465 @@
+/* wgfuse — the roles plan's kernel emitters: one function per kernel role, each appending to
+ * a schedule the step(s) of that role with its pipeline (the role's WGSL plus the const
+ * prelude rendered here from the model), its bind group and grid, and its cost (bytes of
+ * device memory it must move, FLOPs), which the profile turns into GB/s.
+ *
+ * A matrix split into row parts gives one step per part (its constants say which rows).
+ * Labels name the role and its variant ("attn_qkv_f16_sg"); every layer's step of a role
+ * shares the label, so the profile sums them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/gpu/gr.h"
+
+enum wgf_status gr_fail(const struct gr *g, struct wgf_err *err, enum wgf_status s, const char *what)
+{
+    return wgf_ctx_err(g->ctx, err, s, "gpu-roles: %s", what);
+}
+
+/* ---- the prelude every role gets ------------------------------------------------------ */
+
+static struct wgf_matvec_cfg plain_cfg(void)
+{
+    struct wgf_matvec_cfg c = {GR_WG, 1, 1, 1}; /* reductions over the whole workgroup */
+    return c;
+}
+
+static void pre_model(const struct gr *g, struct wgf_prelude *p, struct wgf_matvec_cfg cfg)
+{
+    const struct wgf_llm_config *c = &g->c;
+    if (g->sgs) wgf_prelude_text(p, "enable subgroups;");
+    wgf_prelude_text(p, "// prelude rendered by src/llm/gpu/gr_kernels.c for this model");
+    wgf_matvec_prelude(p, cfg, g->sgs, g->f16); /* status read at the end (wgf_prelude_status) */
+#define GR_PRE(name, v, why) wgf_prelude_u32(p, #name, v, why);
+    GR_ST_LIST(GR_PRE)
+    GR_SP_LIST(GR_PRE)
+#undef GR_PRE
+    wgf_prelude_u32(p, "DIM", g->dim, "hidden size");
+    wgf_prelude_u32(p, "DIMP", g->dimp, "DIM padded to 16 (activation row stride)");
+    wgf_prelude_u32(p, "Q_DIM", g->q_dim, "n_heads * head_dim");
+    wgf_prelude_u32(p, "KV_DIM", g->kv_dim, "n_kv_heads * head_dim");
+    wgf_prelude_u32(p, "N_HEADS", (uint64_t)c->n_heads, "query heads");
+    wgf_prelude_u32(p, "N_KV_HEADS", (uint64_t)c->n_kv_heads, "key/value heads (GQA)");
+    wgf_prelude_u32(p, "HD", g->hd, "head_dim");
+    wgf_prelude_u32(p, "D4", g->hd / 4, "head_dim / 4 (vec4 per head)");
+    wgf_prelude_u32(p, "PG", GR_WG / (g->hd / 4), "attention: position groups = WG / D4");
+    wgf_prelude_u32(p, "HALF", g->half, "rope_dim / 2: rotated pairs per head");
+    wgf_prelude_u32(p, "ROT", g->rot, "rope_dim");
+    wgf_prelude_u32(p, "ALL_PAIRS", g->pairs, "(Q_DIM + 2 KV_DIM) / 2 rows pairs of attn_qkv");
+    wgf_prelude_u32(p, "HIDDEN", g->hidden, "FFN intermediate size");
+    wgf_prelude_u32(p, "HIDP", g->hidp, "HIDDEN padded to 16");
+    wgf_prelude_u32(p, "VOCAB", g->vocab, "logits");
+    wgf_prelude_u32(p, "N_CTX", g->n_ctx, "positions in the KV cache");
+    wgf_prelude_f32(p, "EPS", c->norm_eps, "rms_norm_eps");
+    wgf_prelude_f32(p, "SCALE", g->scale, "1 / sqrt(head_dim) in f32, as cpu-ref");
+    wgf_prelude_u32(p, "SPLIT", g->split, "attention: positions per slice");
+    wgf_prelude_u32(p, "N_SPLIT", g->n_split, "attention: slices = ceil(N_CTX / SPLIT)");
+    wgf_prelude_u32(p, "ROPE_ORIG", g->rope_orig, "longrope original_max_pos (never: no long table)");
+    wgf_prelude_u32(p, "KMAX", GR_KMAX, "top-k the GPU sampler handles (== WG)");
+    wgf_prelude_u32(p, "NCAND", GR_NCAND, "sample_topk slices");
+    wgf_prelude_u32(p, "SLICE", (g->vocab + GR_NCAND - 1) / GR_NCAND, "vocabulary per slice");
+    wgf_prelude_u32(p, "EMB_ROWS", g->emb->part[0].rows, "rows per part of the embedding table");
+    wgf_prelude_u32(p, "NBEST", g->nbest, "argmax partials = lm_head workgroups");
+}
+
+/* A step of `role`: fragments appended to the prelude, pipeline, bind group, grid. slot < 0:
+ * direct grid gx x gy x gz; else the prefill indirect slot. */
+struct gr_step {
+    const char         *role;
+    char                label[WGF_STEP_LABEL_MAX];
+    const char         *frags[3];
+    struct wgf_binding  b[10];
+    int                 nb;
+    uint32_t            gx, gy, gz;
+    int                 slot;
+    struct wgf_step_cost cost;
+};
+
+static enum wgf_status emit(const struct gr *g, wgf_schedule *s, struct gr_step *st, struct wgf_prelude *p,
+                            struct wgf_err *err)
+{
+    enum wgf_status rs = WGF_OK;
+    for (int i = 0; i < 3 && st->frags[i] && !rs; i++) rs = wgf_prelude_fragment(p, st->frags[i]);
+    if (!rs) rs = wgf_prelude_status(p);
+    if (rs) {
+        wgf_prelude_free(p);
+        return wgf_fail(err, rs == WGF_ERR_NOMEM ? rs : WGF_ERR_INTERNAL, "gpu-roles: %s: prelude (%s)", st->label,
+                        rs == WGF_ERR_NOMEM ? "out of memory" : "a fragment is not embedded");
+    }
+    const char *src = wgf_kernel_source(st->role);
+    if (!src) {
+        wgf_prelude_free(p);
+        return wgf_fail(err, WGF_ERR_INTERNAL, "gpu-roles: kernel '%s' is not embedded", st->role);
+    }
+    struct wgf_pipeline_desc d  = {.label = st->label, .wgsl = src, .prelude = p->s};
+    wgf_pipeline            *pl = NULL;
+    wgf_bind_group          *bg = NULL;
+    enum wgf_status          r  = wgf_pipeline_get(g->ctx, &d, &pl);
+    wgf_prelude_free(p);
+    if (r) return gr_fail(g, err, r, st->label);
+    if ((r = wgf_bind_group_create_ranges(g->ctx, pl, st->b, st->nb, &bg))) return gr_fail(g, err, r, st->label);
+    if (st->slot < 0) r = wgf_schedule_dispatch(s, st->label, pl, bg, st->gx, st->gy, st->gz, st->cost);
+    else r = wgf_schedule_dispatch_indirect(s, st->label, pl, bg, g->args, 12u * (uint32_t)st->slot, st->cost);
+    return r ? gr_fail(g, err, r, st->label) : WGF_OK;
+}
+
+static void label(const struct gr *g, struct gr_step *st, const char *role, const char *variant)
+{
+    st->role = role;
+    snprintf(st->label, sizeof st->label, "%s%s%s_%s_%s", role, variant ? "_" : "", variant ? variant : "",
+             g->f16 ? "f16" : "f32", g->sgs ? "sg" : "wg");
+    st->slot = -1;
+    st->gx = st->gy = st->gz = 1;
+}
+
+static struct wgf_binding B(wgf_buffer *b, uint64_t off, uint64_t size) { return (struct wgf_binding){b, off, size}; }
+static struct wgf_binding BV(const struct gr *g, struct gr_vec v) { return B(g->vecs, v.off, v.bytes); }
+static struct wgf_binding BP(const struct gr_part *p) { return B(p->buf, p->off, p->bytes); }
+
+static uint32_t cdiv(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
+
+static uint32_t mm_slot(struct gr *g, uint32_t n)
+{
+    for (uint32_t i = 0; i < g->n_mm; i++)
+        if (g->mm_n[i] == n) return 2 + i;
+    WGF_ASSERT(g->n_mm < GR_MAX_MM);
+    g->mm_n[g->n_mm] = n;
+    return 2 + g->n_mm++;
+}
+
+void gr_args_fill(const struct gr *g, uint32_t T, uint32_t pos0, uint32_t *a)
+{
+    a[0] = T, a[1] = 1, a[2] = 1;
+    a[3] = (uint32_t)g->c.n_heads, a[4] = cdiv((uint64_t)pos0 + T, g->split), a[5] = T;
+    for (uint32_t i = 0; i < g->n_mm; i++) {
+        a[6 + 3 * i] = cdiv(g->mm_n[i], 64), a[7 + 3 * i] = cdiv(T, 64), a[8 + 3 * i] = 1;
+    }
+}
+
+/* the embedding table's parts as bindings (unused slots repeat part 0) */
+static void bind_emb(const struct gr *g, struct gr_step *st)
+{
+    for (uint32_t i = 0; i < GR_EMB_PARTS; i++)
+        st->b[st->nb++] = BP(&g->emb->part[i < g->emb->n_parts ? i : 0]);
+}
+
+/* ---- decode roles ---------------------------------------------------------------------- */
+
+enum wgf_status gr_emit_embed(struct gr *g, wgf_schedule *s, wgf_buffer *x, bool rows, struct wgf_err *err)
+{
+    struct gr_step     st = {0};
+    struct wgf_prelude p  = {0};
+    label(g, &st, "embed", rows ? "rows" : NULL);
+    pre_model(g, &p, plain_cfg());
+    wgf_prelude_u32(&p, "KC", g->emb->kc, "16-byte chunks per embedding row");
+    st.frags[0] = "lib_embed";
+    st.b[st.nb++] = B(x, 0, 0);
+    st.b[st.nb++] = B(g->seq, 0, 0);
+    st.b[st.nb++] = B(g->st, 0, 0);
+    bind_emb(g, &st);
+    if (rows) st.slot = GR_ARG_ROWS;
+    st.cost = (struct wgf_step_cost){(uint64_t)g->emb->kc * 16, (uint64_t)g->dimp * 4, 0};
+    return emit(g, s, &st, &p, err);
+}
+
+enum wgf_status gr_emit_attn_qkv(struct gr *g, wgf_schedule *s, int l, struct wgf_err *err)
+{
+    const struct gr_layer *L = &g->L[l];
+    const uint32_t         ppg = L->qkv.cfg.rpg / 2;
+    for (uint32_t i = 0; i < L->qkv.n_parts; i++) {
+        const struct gr_part *pt = &L->qkv.part[i];
+        struct gr_step        st = {0};
+        struct wgf_prelude    p  = {0};
+        label(g, &st, "attn_qkv", NULL);
+        pre_model(g, &p, L->qkv.cfg);
+        wgf_prelude_u32(&p, "PPG", ppg, "row pairs per row group");
+        wgf_prelude_u32(&p, "KC", L->qkv.kc, "16-byte chunks per row of W_qkv");
+        wgf_prelude_u32(&p, "KCS", L->qkv.kc, "row stride in chunks");
+        wgf_prelude_u32(&p, "N_PAIRS", pt->rows / 2, "pairs in this row part");
+        wgf_prelude_u32(&p, "PAIR0", pt->row0 / 2, "first pair of this row part");
+        wgf_prelude_bool(&p, "HAS_BIAS", g->m->weights.layers[l].bq.data != NULL, "q/k/v bias (Qwen2)");
+        st.frags[0] = "lib_pairs";
+        st.b[st.nb++] = B(g->q, 0, 0);
+        st.b[st.nb++] = B(L->kc, 0, 0);
+        st.b[st.nb++] = B(L->vc, 0, 0);
+        st.b[st.nb++] = B(g->x, 0, 0);
+        st.b[st.nb++] = BV(g, L->attn_norm);
+        st.b[st.nb++] = BP(pt);
+        st.b[st.nb++] = BV(g, L->bias);
+        st.b[st.nb++] = B(g->rope, 0, 0);
+        st.b[st.nb++] = B(g->st, 0, 0);
+        st.gx   = cdiv(pt->rows / 2, (uint64_t)L->qkv.cfg.gpw * ppg);
+        st.cost = (struct wgf_step_cost){pt->bytes + (uint64_t)g->dimp * 8, (uint64_t)pt->rows * 4,
+                                         2ull * pt->rows * g->dim};
+        enum wgf_status r = emit(g, s, &st, &p, err);
+        if (r) return r;
+    }
+    return WGF_OK;
+}
+
+enum wgf_status gr_emit_attn_split(struct gr *g, wgf_schedule *s, int l, bool prefill, bool direct,
+                                   struct wgf_err *err)
+{
+    const struct gr_layer *L  = &g->L[l];
+    struct gr_step         st = {0};
+    struct wgf_prelude     p  = {0};
+    label(g, &st, "attn_split", prefill ? "rows" : direct ? "one" : NULL);
+    pre_model(g, &p, plain_cfg());
+    wgf_prelude_bool(&p, "DIRECT", direct, direct ? "one slice: write the normalised output" : "write partials");
+    st.b[st.nb++] = direct ? B(prefill ? g->ATT : g->att, 0, 0) : B(g->zero, 0, 0);
+    st.b[st.nb++] = B(g->part, 0, 0);
+    st.b[st.nb++] = B(prefill ? g->Q : g->q, 0, 0);
+    st.b[st.nb++] = B(L->kc, 0, 0);
+    st.b[st.nb++] = B(L->vc, 0, 0);
+    st.b[st.nb++] = B(g->st, 0, 0);
+    if (prefill) st.slot = GR_ARG_ATT;
+    else st.gx = (uint32_t)g->c.n_heads, st.gy = direct ? 1 : g->n_split;
+    /* the cache bytes depend on the position: the profile shows time, not GB/s, here */
+    st.cost = (struct wgf_step_cost){(uint64_t)g->q_dim * 4, (uint64_t)g->q_dim * 4, 0};
+    return emit(g, s, &st, &p, err);
+}
+
+enum wgf_status gr_emit_attn_combine(struct gr *g, wgf_schedule *s, bool prefill, struct wgf_err *err)
+{
+    struct gr_step     st = {0};
+    struct wgf_prelude p  = {0};
+    label(g, &st, "attn_combine", prefill ? "rows" : NULL);
+    pre_model(g, &p, plain_cfg());
+    st.b[st.nb++] = B(prefill ? g->ATT : g->att, 0, 0);
+    st.b[st.nb++] = B(g->part, 0, 0);
+    st.b[st.nb++] = B(g->st, 0, 0);
+    if (prefill) st.slot = GR_ARG_ROWS;
+    st.cost = (struct wgf_step_cost){(uint64_t)g->q_dim * 4 * 2, (uint64_t)g->q_dim * 4, 0};
+    return emit(g, s, &st, &p, err);
+}
+
+enum wgf_status gr_emit_gemv(struct gr *g, wgf_schedule *s, const char *role, const struct gr_mat *w, wgf_buffer *x,
+                             wgf_buffer *y, bool accum, struct wgf_err *err)
+{
+    for (uint32_t i = 0; i < w->n_parts; i++) {
+        const struct gr_part *pt = &w->part[i];
+        struct gr_step        st = {0};
+        struct wgf_prelude    p  = {0};
+        label(g, &st, "gemv", role);
+        pre_model(g, &p, w->cfg);
+        wgf_prelude_u32(&p, "KC", w->kc, "16-byte chunks per weight row");
+        wgf_prelude_u32(&p, "KCS", w->kc, "row stride in chunks");
+        wgf_prelude_u32(&p, "N", pt->rows, "rows of this part");
+        wgf_prelude_u32(&p, "ROW0", pt->row0, "first row of this part");
+        wgf_prelude_bool(&p, "ACCUM", accum, accum ? "y += W x: the residual add" : "y = W x");
+        st.b[st.nb++] = B(y, 0, 0);
+        st.b[st.nb++] = B(x, 0, 0);
+        st.b[st.nb++] = BP(pt);
+        st.gx   = cdiv(pt->rows, (uint64_t)w->cfg.gpw * w->cfg.rpg);
+        st.cost = (struct wgf_step_cost){pt->bytes + (uint64_t)w->kc * 32 + (accum ? pt->rows * 4ull : 0),
+                                         (uint64_t)pt->rows * 4, 2ull * pt->rows * w->cols};
+        enum wgf_status r = emit(g, s, &st, &p, err);
+        if (r) return r;
+    }
+    return WGF_OK;
+}
+
+enum wgf_status gr_emit_ffn_gate_up(struct gr *g, wgf_schedule *s, int l, struct wgf_err *err)
+{
+    const struct gr_layer *L   = &g->L[l];
+    const uint32_t         ppg = L->gu.cfg.rpg / 2;
+    for (uint32_t i = 0; i < L->gu.n_parts; i++) {
+        const struct gr_part *pt = &L->gu.part[i];
+        struct gr_step        st = {0};
+        struct wgf_prelude    p  = {0};
+        label(g, &st, "ffn_gate_up", NULL);
+        pre_model(g, &p, L->gu.cfg);
+        wgf_prelude_u32(&p, "PPG", ppg, "outputs (gate, up row pairs) per row group");
+        wgf_prelude_u32(&p, "KC", L->gu.kc, "16-byte chunks per row");
+        wgf_prelude_u32(&p, "KCS", L->gu.kc, "row stride in chunks");
+        wgf_prelude_u32(&p, "N_OUT", pt->rows / 2, "outputs of this row part");
+        wgf_prelude_u32(&p, "O0", pt->row0 / 2, "first output of this row part");
+        st.b[st.nb++] = B(g->h, 0, 0);
+        st.b[st.nb++] = B(g->x, 0, 0);
+        st.b[st.nb++] = BV(g, L->ffn_norm);
+        st.b[st.nb++] = BP(pt);
+        st.gx   = cdiv(pt->rows / 2, (uint64_t)L->gu.cfg.gpw * ppg);
+        st.cost = (struct wgf_step_cost){pt->bytes + (uint64_t)g->dimp * 8, (uint64_t)pt->rows * 2,
+                                         2ull * pt->rows * g->dim};
+        enum wgf_status r = emit(g, s, &st, &p, err);
+        if (r) return r;
+    }
+    return WGF_OK;
+}
+
+enum wgf_status gr_emit_lm_head(struct gr *g, wgf_schedule *s, enum gr_xsrc xs, struct wgf_err *err)
+{
+    const struct gr_mat *w     = &g->lm_head;
+    uint32_t             best0 = 0;
+    for (uint32_t i = 0; i < w->n_parts; i++) {
+        const struct gr_part *pt = &w->part[i];
+        struct gr_step        st = {0};
+        struct wgf_prelude    p  = {0};
+        label(g, &st, "lm_head", NULL);
+        pre_model(g, &p, w->cfg);
+        wgf_prelude_u32(&p, "KC", w->kc, "16-byte chunks per row");
+        wgf_prelude_u32(&p, "KCS", w->kc, "row stride in chunks");
+        wgf_prelude_u32(&p, "N", pt->rows, "vocabulary rows of this part");
+        wgf_prelude_u32(&p, "ROW0", pt->row0, "first row of this part");
+        wgf_prelude_u32(&p, "BEST0", best0, "first argmax partial of this part");
+        wgf_prelude_bool(&p, "ARGMAX", true, "per-workgroup argmax partials for greedy sampling");
+        wgf_prelude_bool(&p, "XROW_ST", xs == GR_X_PREFILL_LAST, "x: the prefill chunk's last row");
+        st.b[st.nb++] = B(g->logits, 0, 0);
+        st.b[st.nb++] = B(g->best, 0, 0);
+        st.b[st.nb++] = B(xs == GR_X_PREFILL_LAST ? g->X : g->x, 0, 0);
+        st.b[st.nb++] = BV(g, g->out_norm);
+        st.b[st.nb++] = BP(pt);
+        st.b[st.nb++] = B(g->st, 0, 0);
+        st.gx   = cdiv(pt->rows, (uint64_t)w->cfg.gpw * w->cfg.rpg);
+        st.cost = (struct wgf_step_cost){pt->bytes + (uint64_t)g->dimp * 8, (uint64_t)pt->rows * 4 + st.gx * 8ull,
+                                         2ull * pt->rows * g->dim};
+        best0 += st.gx;
+        enum wgf_status r = emit(g, s, &st, &p, err);
+        if (r) return r;
+    }
+    return WGF_OK;
+}
+
+enum wgf_status gr_emit_sample_argmax(struct gr *g, wgf_schedule *s, struct wgf_err *err)
+{
+    struct gr_step     st = {0};
+    struct wgf_prelude p  = {0};
+    label(g, &st, "sample_argmax", NULL);
+    pre_model(g, &p, plain_cfg());
+    wgf_prelude_u32(&p, "KC", g->emb->kc, "16-byte chunks per embedding row");
+    st.frags[0] = "lib_embed";
+    st.frags[1] = "lib_advance";
+    st.b[st.nb++] = B(g->x, 0, 0);
+    st.b[st.nb++] = B(g->st, 0, 0);
+    st.b[st.nb++] = B(g->seq, 0, 0);
+    st.b[st.nb++] = B(g->best, 0, 0);
+    bind_emb(g, &st);
+    st.cost = (struct wgf_step_cost){(uint64_t)g->nbest * 8 + (uint64_t)g->emb->kc * 16, (uint64_t)g->dimp * 4, 0};
+    return emit(g, s, &st, &p, err);
+}
+
+enum wgf_status gr_emit_sample_penalty(struct gr *g, wgf_schedule *s, struct wgf_err *err)
+{
+    struct gr_step     st = {0};
+    struct wgf_prelude p  = {0};
+    label(g, &st, "sample_penalty", NULL);
+    pre_model(g, &p, plain_cfg());
+    st.b[st.nb++] = B(g->logits, 0, 0);
+    st.b[st.nb++] = B(g->seq, 0, 0);
+    st.b[st.nb++] = B(g->st, 0, 0);
+    st.b[st.nb++] = B(g->sp, 0, 0);
+    return emit(g, s, &st, &p, err);
+}
+
+enum wgf_status gr_emit_sample_topk(struct gr *g, wgf_schedule *s, struct wgf_err *err)
+{
+    struct gr_step     st = {0};
+    struct wgf_prelude p  = {0};
+    label(g, &st, "sample_topk", NULL);
+    pre_model(g, &p, plain_cfg());
+    st.frags[0]   = "lib_topk";
+    st.b[st.nb++] = B(g->cand, 0, 0);
+    st.b[st.nb++] = B(g->logits, 0, 0);
+    st.b[st.nb++] = B(g->sp, 0, 0);
+    st.gx         = GR_NCAND;
+    st.cost       = (struct wgf_step_cost){(uint64_t)g->vocab * 4, GR_NCAND * GR_KMAX * 8ull, 0};
+    enum wgf_status r = emit(g, s, &st, &p, err);
+    if (r) return r;
+    struct gr_step     pk = {0};
+    struct wgf_prelude q  = {0};
+    label(g, &pk, "sample_pick", NULL);
+    pre_model(g, &q, plain_cfg());
+    wgf_prelude_u32(&q, "KC", g->emb->kc, "16-byte chunks per embedding row");
+    pk.frags[0]   = "lib_topk";
+    pk.frags[1]   = "lib_embed";
+    pk.frags[2]   = "lib_advance";
+    pk.b[pk.nb++] = B(g->x, 0, 0);
+    pk.b[pk.nb++] = B(g->st, 0, 0);
+    pk.b[pk.nb++] = B(g->seq, 0, 0);
+    pk.b[pk.nb++] = B(g->cand, 0, 0);
+    pk.b[pk.nb++] = B(g->sp, 0, 0);
+    bind_emb(g, &pk);
+    pk.cost = (struct wgf_step_cost){GR_NCAND * GR_KMAX * 8ull + (uint64_t)g->emb->kc * 16, (uint64_t)g->dimp * 4, 0};
+    return emit(g, s, &pk, &q, err);
+}
+
+/* ---- prefill roles --------------------------------------------------------------------- */
+
+enum wgf_status gr_emit_rmsnorm_rows(struct gr *g, wgf_schedule *s, wgf_buffer *y, wgf_buffer *x, struct gr_vec gw,
+                                     struct wgf_err *err)
+{
+    struct gr_step     st = {0};
+    struct wgf_prelude p  = {0};
+    label(g, &st, "rmsnorm_rows", NULL);
+    pre_model(g, &p, plain_cfg());
+    st.b[st.nb++] = B(y, 0, 0);
+    st.b[st.nb++] = B(x, 0, 0);
+    st.b[st.nb++] = BV(g, gw);
+    st.slot       = GR_ARG_ROWS;
+    return emit(g, s, &st, &p, err);
+}
+
+enum wgf_status gr_emit_matmul(struct gr *g, wgf_schedule *s, const char *role, const struct gr_mat *w,
+                               wgf_buffer *x, uint32_t xs4, wgf_buffer *y, uint32_t ys, bool accum,
+                               const struct gr_vec *bias, struct wgf_err *err)
+{
+    for (uint32_t i = 0; i < w->n_parts; i++) {
+        const struct gr_part *pt = &w->part[i];
+        struct gr_step        st = {0};
+        struct wgf_prelude    p  = {0};
+        label(g, &st, "matmul", role);
+        pre_model(g, &p, plain_cfg());
+        wgf_prelude_u32(&p, "KC", w->kc, "16-byte chunks per weight row");
+        wgf_prelude_u32(&p, "KCS", w->kc, "row stride in chunks");
+        wgf_prelude_u32(&p, "XS4", xs4, "x row stride in vec4");
+        wgf_prelude_u32(&p, "YS", ys, "y row stride in floats");
+        wgf_prelude_u32(&p, "N", pt->rows, "weight rows of this part");
+        wgf_prelude_u32(&p, "ROW0", pt->row0, "first row of this part (y column offset)");
+        wgf_prelude_bool(&p, "ACCUM", accum, accum ? "y += x W^T: the residual add" : "y = x W^T");
+        wgf_prelude_bool(&p, "HAS_BIAS", bias != NULL, "bias in the epilogue");
+        st.b[st.nb++] = B(y, 0, 0);
+        st.b[st.nb++] = B(x, 0, 0);
+        st.b[st.nb++] = BP(pt);
+        st.b[st.nb++] = bias ? BV(g, *bias) : B(g->zero, 0, 0);
+        st.b[st.nb++] = B(g->st, 0, 0);
+        st.slot       = (int)mm_slot(g, pt->rows);
+        st.cost       = (struct wgf_step_cost){pt->bytes, 0, 0}; /* per chunk of T tokens */
+        enum wgf_status r = emit(g, s, &st, &p, err);
+        if (r) return r;
+    }
+    return WGF_OK;
+}
+
+enum wgf_status gr_emit_rope_rows(struct gr *g, wgf_schedule *s, int l, struct wgf_err *err)
+{
+    const struct gr_layer *L  = &g->L[l];
+    struct gr_step         st = {0};
+    struct wgf_prelude     p  = {0};
+    label(g, &st, "rope_rows", NULL);
+    pre_model(g, &p, plain_cfg());
+    wgf_prelude_u32(&p, "N_PAIRS", g->pairs, "row pairs of [q; k; v]");
+    wgf_prelude_u32(&p, "QKV_S", g->qkv_s, "row stride of the QKV matmul output");
+    st.frags[0]   = "lib_pairs";
+    st.b[st.nb++] = B(g->Q, 0, 0);
+    st.b[st.nb++] = B(L->kc, 0, 0);
+    st.b[st.nb++] = B(L->vc, 0, 0);
+    st.b[st.nb++] = B(g->QKV, 0, 0);
+    st.b[st.nb++] = B(g->rope, 0, 0);
+    st.b[st.nb++] = B(g->st, 0, 0);
+    st.slot       = GR_ARG_ROWS;
+    return emit(g, s, &st, &p, err);
+}
+
+enum wgf_status gr_emit_silu_mul_rows(struct gr *g, wgf_schedule *s, struct wgf_err *err)
+{
+    struct gr_step     st = {0};
+    struct wgf_prelude p  = {0};
+    label(g, &st, "silu_mul_rows", NULL);
+    pre_model(g, &p, plain_cfg());
+    wgf_prelude_u32(&p, "GU_S", g->gu_s, "row stride of the gate/up matmul output");
+    st.b[st.nb++] = B(g->H, 0, 0);
+    st.b[st.nb++] = B(g->GU, 0, 0);
+    st.slot       = GR_ARG_ROWS;
+    return emit(g, s, &st, &p, err);
+}

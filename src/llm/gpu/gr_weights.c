@@ -1,0 +1,345 @@
+/* wgfuse — the roles plan's weights on the GPU.
+ *
+ * Format: every matrix row is KC 16-byte chunks: 8 f16 (two per u32, element 2i in the low
+ * half, WGSL's unpack2x16float order) or 4 f32, zero padded past `cols` to a multiple of 16
+ * elements (so every activation vector is padded the same way and kernels sum whole chunks).
+ * f16 comes from the model's own row decoder (wgf_tensor_row_f32: f32/f16/bf16/q8_0/q4_0)
+ * rounded to nearest even; a value past f16's range fails the load, naming the tensor (use
+ * --weights f32), instead of becoming infinity.
+ *
+ * Placement: matrices go, in model order, into arena buffers of at most one storage binding
+ * each (arena_cap), at offsets aligned to minStorageBufferOffsetAlignment; a matrix larger
+ * than a binding is split into row parts (an even number of rows: the paired matrices keep
+ * every pair in one part), also kept under the dispatch grid limit. The layout is planned
+ * first, then the buffers are created at their exact sizes, then filled; a failure anywhere
+ * frees everything (the caller's gr_weights_free).
+ *
+ * Stored row order: attn_qkv by RoPE pair (lib_pairs: rows 2p, 2p + 1 = pair p), ffn gate/up
+ * interleaved (2i = gate i, 2i + 1 = up i), everything else as in the model. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/gpu/gr.h"
+
+#define GR_UPLOAD_BYTES (4u << 20) /* host staging per write                               */
+
+/* ---- the pair order of [q; k; v] (the C twin of lib_pairs.wgsl's pair_rows) ---------- */
+static void pair_rows(const struct gr *g, uint32_t p, uint32_t *a, uint32_t *b)
+{
+    uint32_t qk_pairs = (g->q_dim + g->kv_dim) / 2;
+    if (p < qk_pairs) {
+        uint32_t head = p / (g->hd / 2), i = p % (g->hd / 2), base = head * g->hd;
+        if (i < g->half) {
+            *a = base + i, *b = base + i + g->half;
+            return;
+        }
+        uint32_t j = i - g->half;
+        *a = base + g->rot + 2 * j, *b = *a + 1;
+        return;
+    }
+    uint32_t j = p - qk_pairs;
+    *a = g->q_dim + g->kv_dim + 2 * j, *b = *a + 1;
+}
+
+/* row r of [q; k; v] (or of the bias) as a source tensor and row */
+static const struct wgf_tensor *qkv_src(const struct gr *g, const struct wgf_layer_weights *M, bool bias, uint32_t r,
+                                        int64_t *row)
+{
+    if (r < g->q_dim) {
+        *row = r;
+        return bias ? &M->bq : &M->wq;
+    }
+    if (r < g->q_dim + g->kv_dim) {
+        *row = r - g->q_dim;
+        return bias ? &M->bk : &M->wk;
+    }
+    *row = r - g->q_dim - g->kv_dim;
+    return bias ? &M->bv : &M->wv;
+}
+
+enum mat_kind { MK_PLAIN, MK_QKV, MK_GU };
+struct mat_src {
+    enum mat_kind                   kind;
+    const struct wgf_tensor        *t; /* MK_PLAIN                                          */
+    const struct wgf_layer_weights *M; /* MK_QKV, MK_GU                                     */
+    const char                     *label;
+};
+
+/* stored row s as f32 (cols values) */
+static void src_row(const struct gr *g, const struct mat_src *src, uint32_t s, float *out)
+{
+    int64_t                  row = s;
+    const struct wgf_tensor *t   = src->t;
+    if (src->kind == MK_QKV) {
+        uint32_t a, b;
+        pair_rows(g, s / 2, &a, &b);
+        t = qkv_src(g, src->M, false, s % 2 ? b : a, &row);
+    } else if (src->kind == MK_GU) {
+        t   = s % 2 ? &src->M->w_up : &src->M->w_gate;
+        row = s / 2;
+    }
+    wgf_tensor_row_f32(t, row, out);
+}
+
+/* ---- layout ------------------------------------------------------------------------------ */
+
+static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+/* A place for `bytes` in the arenas: the current one, or a new one. */
+static enum wgf_status place(struct gr *g, uint64_t bytes, uint32_t *arena, uint64_t *off, struct wgf_err *err)
+{
+    if (g->n_arena == 0 || align_up(g->arena_size[g->n_arena - 1], g->align) + bytes > g->arena_cap) {
+        if (g->n_arena == g->cap_arena) {
+            uint32_t     cap = g->cap_arena ? 2 * g->cap_arena : 8;
+            uint64_t    *sz  = realloc(g->arena_size, cap * sizeof *sz);
+            if (!sz) return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: weight layout");
+            g->arena_size = sz;
+            wgf_buffer **ab = realloc(g->arena, cap * sizeof *ab);
+            if (!ab) return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: weight layout");
+            g->arena     = ab;
+            g->cap_arena = cap;
+        }
+        g->arena[g->n_arena]        = NULL;
+        g->arena_size[g->n_arena++] = 0;
+    }
+    *arena                         = g->n_arena - 1;
+    *off                           = align_up(g->arena_size[*arena], g->align);
+    g->arena_size[g->n_arena - 1] = *off + bytes;
+    return WGF_OK;
+}
+
+/* The decode layout of a matrix (rows per group, invocations per row): measured on the H200
+ * (bench/RESULTS.md, `wgfuse bench matvec`): large matrices gain from 4 rows per group (each
+ * x chunk serves 4 rows: lm_head f16 280 -> 188 us), small ones from more invocations per row
+ * (fewer loads each, more workgroups: attn_output 5.3 -> 4.1 us). */
+static struct wgf_matvec_cfg pick_cfg(uint32_t kc, uint32_t rows, bool paired)
+{
+    uint32_t rpg = paired ? 2 : 1, loads = 8;
+    if (rows >= 16384) rpg = 4, loads = 16;
+    else if (rows < 4096) loads = 4;
+    return wgf_matvec_cfg_pick(kc, rpg, loads, 0);
+}
+
+/* Plan a matrix: its parts and their places (buffers come later). */
+static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, uint32_t cols, bool paired,
+                                const char *label, struct wgf_err *err)
+{
+    memset(m, 0, sizeof *m);
+    m->rows           = rows;
+    m->cols           = cols;
+    m->kc             = (cols + 15) / 16 * 16 / (g->f16 ? 8 : 4);
+    m->cfg            = pick_cfg(m->kc, rows, paired);
+    uint64_t row_bytes = (uint64_t)m->kc * 16;
+    uint64_t per       = g->arena_cap / row_bytes;
+    uint64_t grid_rows = 65535ull * m->cfg.gpw * m->cfg.rpg;
+    if (per > grid_rows) per = grid_rows;
+    per &= ~1ull; /* pairs stay whole */
+    if (per == 0)
+        return wgf_fail(err, WGF_ERR_LIMIT,
+                        "gpu-roles: tensor '%s': one row of %u %s is %llu bytes, above the storage binding limit of "
+                        "%llu bytes; it cannot be split by rows",
+                        label, cols, g->f16 ? "f16" : "f32", (unsigned long long)row_bytes,
+                        (unsigned long long)g->arena_cap);
+    m->n_parts = (uint32_t)((rows + per - 1) / per);
+    m->part    = calloc(m->n_parts, sizeof *m->part);
+    if (!m->part) return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: parts of '%s'", label);
+    for (uint32_t i = 0; i < m->n_parts; i++) {
+        struct gr_part *p = &m->part[i];
+        p->row0           = (uint32_t)(i * per);
+        p->rows           = rows - p->row0 < per ? rows - p->row0 : (uint32_t)per;
+        p->bytes          = p->rows * row_bytes;
+        uint32_t        arena = 0;
+        enum wgf_status s = place(g, p->bytes, &arena, &p->off, err);
+        if (s) return s;
+        p->arena = arena; /* p->buf is set once the arena buffer exists */
+    }
+    return WGF_OK;
+}
+
+static void resolve_parts(struct gr *g, struct gr_mat *m)
+{
+    for (uint32_t i = 0; i < m->n_parts; i++) m->part[i].buf = g->arena[m->part[i].arena];
+}
+
+static void plan_vec(struct gr *g, struct gr_vec *v, uint32_t n)
+{
+    v->off       = align_up(g->vecs_size, g->align);
+    v->bytes     = (uint64_t)(n + 15) / 16 * 16 * 4;
+    g->vecs_size = v->off + v->bytes;
+}
+
+/* ---- upload -------------------------------------------------------------------------------- */
+
+/* Fill a planned matrix from its source rows. */
+static enum wgf_status upload_mat(struct gr *g, const struct gr_mat *m, const struct mat_src *src, struct wgf_err *err)
+{
+    uint64_t row_bytes = (uint64_t)m->kc * 16;
+    uint32_t stage_rows = (uint32_t)(GR_UPLOAD_BYTES / row_bytes ? GR_UPLOAD_BYTES / row_bytes : 1);
+    uint8_t *stage      = malloc((size_t)(stage_rows * row_bytes));
+    float   *row        = malloc((size_t)m->kc * 8 * sizeof *row);
+    if (!stage || !row) {
+        free(stage), free(row);
+        return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: staging for '%s'", src->label);
+    }
+    enum wgf_status s = WGF_OK;
+    for (uint32_t pi = 0; pi < m->n_parts && !s; pi++) {
+        const struct gr_part *p = &m->part[pi];
+        for (uint32_t r0 = 0; r0 < p->rows && !s; r0 += stage_rows) {
+            uint32_t n = p->rows - r0 < stage_rows ? p->rows - r0 : stage_rows;
+            memset(stage, 0, (size_t)(n * row_bytes));
+            for (uint32_t j = 0; j < n && !s; j++) {
+                src_row(g, src, p->row0 + r0 + j, row);
+                uint8_t *dst = stage + j * row_bytes;
+                if (!g->f16) {
+                    memcpy(dst, row, (size_t)m->cols * 4);
+                    continue;
+                }
+                for (uint32_t k = 0; k < m->cols; k++) {
+                    uint16_t h = wgf_f32_to_f16(row[k]);
+                    if ((h & 0x7c00u) == 0x7c00u && (row[k] == row[k]))
+                        s = wgf_fail(err, WGF_ERR_UNSUPPORTED,
+                                     "gpu-roles: tensor '%s': value %g at row %u, column %u is outside f16's range "
+                                     "(|x| < 65520); load the weights as f32 (--weights f32)",
+                                     src->label, (double)row[k], p->row0 + r0 + j, k);
+                    memcpy(dst + 2 * k, &h, 2);
+                }
+            }
+            if (!s && (s = wgf_buffer_write(g->ctx, p->buf, p->off + r0 * row_bytes, stage, (size_t)(n * row_bytes))))
+                s = gr_fail(g, err, s, "weight upload");
+        }
+    }
+    free(stage);
+    free(row);
+    return s;
+}
+
+/* f32 vector (or zeros when t is absent) into the vector arena */
+static enum wgf_status upload_vec(struct gr *g, struct gr_vec v, const float *data, uint32_t n, float *tmp,
+                                  struct wgf_err *err)
+{
+    memset(tmp, 0, (size_t)v.bytes);
+    if (data) memcpy(tmp, data, (size_t)n * 4);
+    enum wgf_status s = wgf_buffer_write(g->ctx, g->vecs, v.off, tmp, (size_t)v.bytes);
+    return s ? gr_fail(g, err, s, "vector upload") : WGF_OK;
+}
+
+enum wgf_status gr_weights_create(struct gr *g, struct wgf_err *err)
+{
+    const struct wgf_llm_config  *c = &g->c;
+    const struct wgf_llm_weights *W = &g->m->weights;
+    enum wgf_status               s;
+    char                          lb[96];
+    g->L = calloc((size_t)c->n_layers, sizeof *g->L);
+    if (!g->L) return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: layers");
+
+    /* 1. layout */
+    for (int l = 0; l < c->n_layers; l++) {
+        struct gr_layer *L = &g->L[l];
+#define LB(what) (snprintf(lb, sizeof lb, "llm.blk%d.%s", l, what), lb)
+        if ((s = plan_mat(g, &L->qkv, 2 * g->pairs, g->dim, true, LB("attn_qkv.weight"), err)) ||
+            (s = plan_mat(g, &L->wo, g->dim, g->q_dim, false, LB("attn_output.weight"), err)) ||
+            (s = plan_mat(g, &L->gu, 2 * g->hidden, g->dim, true, LB("ffn_gate_up.weight"), err)) ||
+            (s = plan_mat(g, &L->down, g->dim, g->hidden, false, LB("ffn_down.weight"), err)))
+            return s;
+        plan_vec(g, &L->attn_norm, g->dim);
+        plan_vec(g, &L->ffn_norm, g->dim);
+        plan_vec(g, &L->bias, 2 * g->pairs);
+    }
+    if ((s = plan_mat(g, &g->lm_head, g->vocab, g->dim, false, "llm.output.weight", err))) return s;
+    g->emb = &g->lm_head;
+    if (!c->tie_embeddings || W->tok_embd.data != W->lm_head.data) {
+        if ((s = plan_mat(g, &g->emb_own, g->vocab, g->dim, false, "llm.token_embd.weight", err))) return s;
+        g->emb = &g->emb_own;
+    }
+    plan_vec(g, &g->out_norm, g->dim);
+    /* the embedding gather binds at most GR_EMB_PARTS parts of equal rows */
+    if (g->emb->n_parts > GR_EMB_PARTS)
+        return wgf_fail(err, WGF_ERR_LIMIT,
+                        "gpu-roles: the token embedding (%u x %u) needs %u row parts at this binding limit, above %u",
+                        g->vocab, g->dim, g->emb->n_parts, GR_EMB_PARTS);
+
+    /* 2. buffers at their planned sizes */
+    for (uint32_t i = 0; i < g->n_arena; i++) {
+        snprintf(lb, sizeof lb, "llm.weights[%u]", i);
+        if ((s = wgf_buffer_create(g->ctx, lb, g->arena_size[i], WGF_BUF_STORAGE, &g->arena[i])))
+            return gr_fail(g, err, s, "load");
+    }
+    if ((s = wgf_buffer_create(g->ctx, "llm.vectors", g->vecs_size ? g->vecs_size : 16, WGF_BUF_STORAGE, &g->vecs)))
+        return gr_fail(g, err, s, "load");
+    for (int l = 0; l < c->n_layers; l++) {
+        resolve_parts(g, &g->L[l].qkv), resolve_parts(g, &g->L[l].wo);
+        resolve_parts(g, &g->L[l].gu), resolve_parts(g, &g->L[l].down);
+    }
+    resolve_parts(g, &g->lm_head);
+    if (g->emb == &g->emb_own) resolve_parts(g, &g->emb_own);
+
+    /* 3. contents */
+    float *tmp = malloc((size_t)(2 * g->pairs + g->dim + 64) * 4);
+    float *bias = malloc((size_t)(2 * g->pairs) * 4);
+    if (!tmp || !bias) {
+        free(tmp), free(bias);
+        return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: vector staging");
+    }
+    s = WGF_OK;
+    for (int l = 0; l < c->n_layers && !s; l++) {
+        const struct wgf_layer_weights *M = &W->layers[l];
+        struct gr_layer                *L = &g->L[l];
+        struct mat_src q = {MK_QKV, NULL, M, LB("attn_qkv.weight")};
+        if ((s = upload_mat(g, &L->qkv, &q, err))) break;
+        struct mat_src o = {MK_PLAIN, &M->wo, M, LB("attn_output.weight")};
+        if ((s = upload_mat(g, &L->wo, &o, err))) break;
+        struct mat_src gu = {MK_GU, NULL, M, LB("ffn_gate_up.weight")};
+        if ((s = upload_mat(g, &L->gu, &gu, err))) break;
+        struct mat_src d = {MK_PLAIN, &M->w_down, M, LB("ffn_down.weight")};
+        if ((s = upload_mat(g, &L->down, &d, err))) break;
+        for (uint32_t p = 0; p < 2 * g->pairs; p++) {
+            uint32_t a, b;
+            pair_rows(g, p / 2, &a, &b);
+            int64_t                  row;
+            const struct wgf_tensor *t = qkv_src(g, M, true, p % 2 ? b : a, &row);
+            bias[p]                    = t->data ? ((const float *)t->data)[row] : 0.0f;
+        }
+        if ((s = upload_vec(g, L->attn_norm, M->attn_norm.data, g->dim, tmp, err)) ||
+            (s = upload_vec(g, L->ffn_norm, M->ffn_norm.data, g->dim, tmp, err)) ||
+            (s = upload_vec(g, L->bias, bias, 2 * g->pairs, tmp, err)))
+            break;
+#undef LB
+    }
+    if (!s) {
+        struct mat_src h = {MK_PLAIN, &W->lm_head, NULL, "llm.output.weight"};
+        s                = upload_mat(g, &g->lm_head, &h, err);
+    }
+    if (!s && g->emb == &g->emb_own) {
+        struct mat_src e = {MK_PLAIN, &W->tok_embd, NULL, "llm.token_embd.weight"};
+        s                = upload_mat(g, &g->emb_own, &e, err);
+    }
+    if (!s) s = upload_vec(g, g->out_norm, W->out_norm.data, g->dim, tmp, err);
+    free(tmp);
+    free(bias);
+    return s;
+}
+
+static void mat_free(struct gr_mat *m)
+{
+    free(m->part);
+    memset(m, 0, sizeof *m);
+}
+
+void gr_weights_free(struct gr *g)
+{
+    if (g->L)
+        for (int l = 0; l < g->c.n_layers; l++)
+            mat_free(&g->L[l].qkv), mat_free(&g->L[l].wo), mat_free(&g->L[l].gu), mat_free(&g->L[l].down);
+    mat_free(&g->lm_head);
+    mat_free(&g->emb_own);
+    for (uint32_t i = 0; i < g->n_arena; i++) wgf_buffer_free(g->arena[i]);
+    free(g->arena);
+    free(g->arena_size);
+    g->arena      = NULL;
+    g->arena_size = NULL;
+    g->n_arena = g->cap_arena = 0;
+    wgf_buffer_free(g->vecs);
+    g->vecs = NULL;
+    /* g->L is freed with the state (it holds the KV caches too) */
+}

@@ -1,0 +1,160 @@
+/* wgfuse — models with the shapes of real ones and random weights, built in memory, for
+ * benchmarks on machines where no weights can be downloaded (`wgfuse llm bench --shape`).
+ *
+ * The configs are the published ones (config.json of each repository on Hugging Face).
+ * Matrices are f16 or bf16 with random signs, exponents and mantissas: |w| in [1/64, 1/16)
+ * (never zero: zeros can make a kernel look faster than real data would, METHOD.md), norms
+ * 1 + small noise, biases small. The numbers produced are meaningless; the bytes moved and
+ * the work done per token are those of the real model. Filling is a hash per 4 weights (no
+ * float conversion), so a 3.8B-parameter model takes a few seconds. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/model_files.h"
+#include "util/rng.h"
+
+struct synth_shape {
+    const char   *name;
+    enum wgf_arch arch;
+    int           dim, hidden, layers, heads, kv_heads, vocab, ctx;
+    float         theta, eps;
+    bool          tied, bias;
+};
+
+static const struct synth_shape SHAPES[] = {
+    {"qwen2.5-0.5b", WGF_ARCH_QWEN2, 896, 4864, 24, 14, 2, 151936, 32768, 1000000.0f, 1e-6f, true, true},
+    {"qwen2.5-1.5b", WGF_ARCH_QWEN2, 1536, 8960, 28, 12, 2, 151936, 32768, 1000000.0f, 1e-6f, true, true},
+    {"phi-3-mini", WGF_ARCH_PHI3, 3072, 8192, 32, 32, 32, 32064, 4096, 10000.0f, 1e-5f, false, false},
+    {"llama-3.2-1b", WGF_ARCH_LLAMA, 2048, 8192, 16, 32, 8, 128256, 131072, 500000.0f, 1e-5f, true, false},
+};
+
+const char *wgf_llm_synth_shapes(void) { return "qwen2.5-0.5b, qwen2.5-1.5b, phi-3-mini, llama-3.2-1b"; }
+
+static void fill16(uint16_t *d, size_t n, bool bf16, uint64_t *state)
+{
+    for (size_t i = 0; i < n; i += 4) {
+        uint64_t r = wgf__splitmix64(state);
+        for (size_t j = 0; j < 4 && i + j < n; j++) {
+            uint32_t b = (uint32_t)(r >> (16 * j)) & 0xffffu;
+            /* sign, exponent 2^-6 or 2^-5, mantissa: |w| in [1/64, 1/16) */
+            if (bf16) d[i + j] = (uint16_t)((b & 0x807fu) | ((121u + ((b >> 7) & 1u)) << 7));
+            else d[i + j] = (uint16_t)((b & 0x83ffu) | ((9u + ((b >> 10) & 1u)) << 10));
+        }
+    }
+}
+
+static enum wgf_status mat(struct wgf_llm_model *m, struct wgf_tensor *t, const char *name, int64_t rows, int64_t cols,
+                           enum wgf_dtype dt, uint64_t *state, struct wgf_err *err)
+{
+    size_t    n = (size_t)rows * (size_t)cols;
+    uint16_t *d = wgf__llm_model_own(m, n * 2);
+    if (!d) return wgf_fail(err, WGF_ERR_NOMEM, "synthetic model: %s (%lld x %lld)", name, (long long)rows, (long long)cols);
+    fill16(d, n, dt == WGF_DT_BF16, state);
+    memset(t, 0, sizeof *t);
+    t->dtype    = dt;
+    t->n_dims   = 2;
+    t->shape[0] = rows;
+    t->shape[1] = cols;
+    t->data     = d;
+    t->nbytes   = n * 2;
+    snprintf(t->name, sizeof t->name, "%s", name);
+    return WGF_OK;
+}
+
+static enum wgf_status vec(struct wgf_llm_model *m, struct wgf_tensor *t, const char *name, int64_t n, float base,
+                           float noise, struct wgf_rng *r, struct wgf_err *err)
+{
+    float *d = wgf__llm_model_own(m, (size_t)n * 4);
+    if (!d) return wgf_fail(err, WGF_ERR_NOMEM, "synthetic model: %s", name);
+    for (int64_t i = 0; i < n; i++) d[i] = base + wgf_rng_uniform(r, -noise, noise);
+    memset(t, 0, sizeof *t);
+    t->dtype    = WGF_DT_F32;
+    t->n_dims   = 1;
+    t->shape[0] = n;
+    t->data     = d;
+    t->nbytes   = (uint64_t)n * 4;
+    snprintf(t->name, sizeof t->name, "%s", name);
+    return WGF_OK;
+}
+
+enum wgf_status wgf_llm_model_synth(const char *shape, enum wgf_dtype dtype, uint64_t seed, struct wgf_llm_model **out,
+                                    struct wgf_err *err)
+{
+    *out                        = NULL;
+    const struct synth_shape *sh = NULL;
+    for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++)
+        if (shape && !strcmp(SHAPES[i].name, shape)) sh = &SHAPES[i];
+    if (!sh) return wgf_fail(err, WGF_ERR_ARG, "--shape: '%s' is not one of %s", shape ? shape : "", wgf_llm_synth_shapes());
+    if (dtype != WGF_DT_F16 && dtype != WGF_DT_BF16)
+        return wgf_fail(err, WGF_ERR_ARG, "synthetic model: dtype %s (f16 or bf16)", wgf_dtype_str(dtype));
+    struct wgf_llm_model *m = wgf__llm_model_new();
+    if (!m) return wgf_fail(err, WGF_ERR_NOMEM, "synthetic model");
+    struct wgf_llm_config *c = &m->cfg;
+    c->arch           = sh->arch;
+    c->dim            = sh->dim;
+    c->hidden_dim     = sh->hidden;
+    c->n_layers       = sh->layers;
+    c->n_heads        = sh->heads;
+    c->n_kv_heads     = sh->kv_heads;
+    c->head_dim       = sh->dim / sh->heads;
+    c->rope_dim       = c->head_dim;
+    c->vocab_size     = sh->vocab;
+    c->max_seq_len    = sh->ctx;
+    c->norm_eps       = sh->eps;
+    c->rope_theta     = sh->theta;
+    c->tie_embeddings = sh->tied;
+    c->attn_bias      = sh->bias;
+    c->bos_id         = -1;
+    if (sh->arch == WGF_ARCH_LLAMA) { /* Llama 3.2's rope_scaling */
+        c->rope_scaling.type             = WGF_ROPE_SCALING_LLAMA3;
+        c->rope_scaling.factor           = 32.0f;
+        c->rope_scaling.low_freq_factor  = 1.0f;
+        c->rope_scaling.high_freq_factor = 4.0f;
+        c->rope_scaling.original_max_pos = 8192;
+    }
+    snprintf(c->source_dtype, sizeof c->source_dtype, "%s", wgf_dtype_str(dtype));
+    snprintf(m->path, sizeof m->path, "synthetic:%s", sh->name);
+    m->format = WGF_LLM_FORMAT_HF;
+
+    struct wgf_llm_weights *W = &m->weights;
+    W->layers                 = calloc((size_t)c->n_layers, sizeof *W->layers);
+    uint64_t                state = seed ^ 0x5ee0ull;
+    struct wgf_rng          r;
+    wgf_rng_seed(&r, seed);
+    const int64_t   D = c->dim, H = c->hidden_dim, V = c->vocab_size, Q = (int64_t)c->n_heads * c->head_dim,
+                  KV = (int64_t)c->n_kv_heads * c->head_dim;
+    enum wgf_status s = W->layers ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "synthetic model: layers");
+    char            nm[64];
+    if (!s) s = mat(m, &W->tok_embd, "token_embd.weight", V, D, dtype, &state, err);
+    if (!s) s = vec(m, &W->out_norm, "output_norm.weight", D, 1.0f, 0.1f, &r, err);
+    if (!s) {
+        if (sh->tied) W->lm_head = W->tok_embd;
+        else s = mat(m, &W->lm_head, "output.weight", V, D, dtype, &state, err);
+    }
+    for (int l = 0; l < c->n_layers && !s; l++) {
+        struct wgf_layer_weights *L = &W->layers[l];
+#define NM(what) (snprintf(nm, sizeof nm, "blk.%d.%s", l, what), nm)
+        if ((s = vec(m, &L->attn_norm, NM("attn_norm.weight"), D, 1.0f, 0.1f, &r, err)) ||
+            (s = mat(m, &L->wq, NM("attn_q.weight"), Q, D, dtype, &state, err)) ||
+            (s = mat(m, &L->wk, NM("attn_k.weight"), KV, D, dtype, &state, err)) ||
+            (s = mat(m, &L->wv, NM("attn_v.weight"), KV, D, dtype, &state, err)) ||
+            (s = mat(m, &L->wo, NM("attn_output.weight"), D, Q, dtype, &state, err)) ||
+            (s = vec(m, &L->ffn_norm, NM("ffn_norm.weight"), D, 1.0f, 0.1f, &r, err)) ||
+            (s = mat(m, &L->w_gate, NM("ffn_gate.weight"), H, D, dtype, &state, err)) ||
+            (s = mat(m, &L->w_up, NM("ffn_up.weight"), H, D, dtype, &state, err)) ||
+            (s = mat(m, &L->w_down, NM("ffn_down.weight"), D, H, dtype, &state, err)))
+            break;
+        if (sh->bias && ((s = vec(m, &L->bq, NM("attn_q.bias"), Q, 0.0f, 0.05f, &r, err)) ||
+                         (s = vec(m, &L->bk, NM("attn_k.bias"), KV, 0.0f, 0.05f, &r, err)) ||
+                         (s = vec(m, &L->bv, NM("attn_v.bias"), KV, 0.0f, 0.05f, &r, err))))
+            break;
+#undef NM
+    }
+    if (s) {
+        wgf_llm_model_free(m);
+        return s;
+    }
+    *out = m;
+    return WGF_OK;
+}
