@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "wgfuse/gpu.h"
+#include "wgfuse/half.h"
 #include "wgfuse/status.h"
 
 #ifdef __cplusplus
@@ -245,9 +246,6 @@ void     wgf_ref_softmax(float *y, const float *x, uint32_t rows, uint32_t len);
 uint32_t wgf_ref_argmax(const float *x, uint32_t n);
 /* y[i] = 2 x[i] + 1 (the tiny dispatch kernel). */
 void     wgf_ref_tiny(float *y, const float *x, uint32_t n);
-/* IEEE binary16 <-> binary32 (round to nearest even). */
-uint16_t wgf_ref_f32_to_f16(float f);
-float    wgf_ref_f16_to_f32(uint16_t h);
 
 /* ---- rendering (table.c, svg_plot.c): malloc'd NUL-terminated text, caller frees --------- */
 enum wgf_status wgf_bench_dispatch_table(const struct wgf_dispatch_report *r, char **out, struct wgf_err *err);

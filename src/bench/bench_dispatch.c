@@ -109,7 +109,7 @@ static enum wgf_status wgf__tiny_init(wgf_ctx *ctx, enum wgf_bench_dtype dt, boo
     for (uint32_t i = 0; i < WGF__TINY_N; i++) {
         float v      = (float)(1 + (i * 7) % 32) / 8.0f * ((i & 1) ? -1.0f : 1.0f);
         t->x_host[i] = v;
-        h[i]         = wgf_ref_f32_to_f16(v);
+        h[i]         = wgf_f32_to_f16(v);
     }
     if (dt == WGF_BENCH_F16) s = wgf_buffer_write(ctx, t->x, 0, h, sizeof h);
     else s = wgf_buffer_write(ctx, t->x, 0, t->x_host, sizeof t->x_host);
@@ -180,7 +180,7 @@ static enum wgf_status wgf__tiny_check(wgf_ctx *ctx, struct wgf__tiny *t, enum w
         if (t->dtype == WGF_BENCH_F16) {
             uint16_t hv;
             memcpy(&hv, got + 2 * i, 2);
-            v    = wgf_ref_f16_to_f32(hv);
+            v    = wgf_f16_to_f32(hv);
             bits = hv;
         } else {
             memcpy(&v, got + 4 * i, 4);
