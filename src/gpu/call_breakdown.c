@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "gpu/gpu_internal.h"
-#include "wgfuse/bench.h"
+#include "wgfuse/gpu_bench.h"
 
 enum wgf_status wgf_gpu_bench_call_breakdown(wgf_ctx *ctx, int reps, struct wgf_call_breakdown *out)
 {
