@@ -78,11 +78,6 @@ static void wgf__tiny_free(struct wgf__tiny *t)
     memset(t, 0, sizeof *t);
 }
 
-static enum wgf_status wgf__gpu_fail(wgf_ctx *ctx, enum wgf_status s, struct wgf_err *err, const char *what)
-{
-    return wgf_fail(err, s, "bench dispatch: %s: %s", what, wgf_ctx_last_error(ctx));
-}
-
 static enum wgf_status wgf__tiny_init(wgf_ctx *ctx, enum wgf_bench_dtype dt, bool packed, struct wgf__tiny *t,
                                       struct wgf_err *err)
 {
@@ -97,7 +92,7 @@ static enum wgf_status wgf__tiny_init(wgf_ctx *ctx, enum wgf_bench_dtype dt, boo
     struct wgf_constant      c    = {"N", WGF__TINY_N};
     struct wgf_pipeline_desc desc = {.label = role, .wgsl = src, .constants = &c, .n_constants = 1};
     enum wgf_status          s    = wgf_pipeline_get(ctx, &desc, &t->pipe);
-    if (s) return wgf__gpu_fail(ctx, s, err, role);
+    if (s) return wgf_ctx_err(ctx, err, s, "bench dispatch: %s", role);
     char label[64];
     snprintf(label, sizeof label, "bench_dispatch.%s.y", role);
     if ((s = wgf_buffer_create(ctx, label, (uint64_t)(WGF__TINY_N + WGF__TINY_PAD) * t->elem, WGF_BUF_STORAGE, &t->y)))
@@ -118,7 +113,7 @@ static enum wgf_status wgf__tiny_init(wgf_ctx *ctx, enum wgf_bench_dtype dt, boo
     if ((s = wgf_bind_group_create(ctx, t->pipe, bufs, 2, &t->bg))) goto fail;
     return WGF_OK;
 fail:
-    wgf__gpu_fail(ctx, s, err, role);
+    wgf_ctx_err(ctx, err, s, "bench dispatch: %s", role);
     wgf__tiny_free(t);
     return s;
 }
@@ -171,7 +166,7 @@ static enum wgf_status wgf__tiny_check(wgf_ctx *ctx, struct wgf__tiny *t, enum w
     unsigned char got[(WGF__TINY_N + WGF__TINY_PAD) * 4];
     size_t        nbytes = (size_t)(WGF__TINY_N + WGF__TINY_PAD) * t->elem;
     if (!s) s = wgf_buffer_read(ctx, t->y, 0, got, nbytes);
-    if (s) return wgf__gpu_fail(ctx, s, err, role);
+    if (s) return wgf_ctx_err(ctx, err, s, "bench dispatch: %s", role);
     float want[WGF__TINY_N];
     wgf_ref_tiny(want, t->x_host, WGF__TINY_N);
     for (uint32_t i = 0; i < WGF__TINY_N + WGF__TINY_PAD; i++) {
@@ -239,7 +234,7 @@ static enum wgf_status wgf__measure_mode(wgf_ctx *ctx, struct wgf__tiny *t, enum
         }
     }
     if (s) {
-        wgf__gpu_fail(ctx, s, err, role);
+        wgf_ctx_err(ctx, err, s, "bench dispatch: %s", role);
         goto out;
     }
     for (int k = 0; k < o->single_reps && !s; k++) {
@@ -250,7 +245,7 @@ static enum wgf_status wgf__measure_mode(wgf_ctx *ctx, struct wgf__tiny *t, enum
         single[k]   = (double)(wgf_now_ns() - t0) / 1e3;
     }
     if (s) {
-        wgf__gpu_fail(ctx, s, err, role);
+        wgf_ctx_err(ctx, err, s, "bench dispatch: %s", role);
         goto out;
     }
     res->n_points = nn;
@@ -280,7 +275,7 @@ static enum wgf_status wgf__measure_gpu(wgf_ctx *ctx, struct wgf__tiny *t, const
         snprintf(out->gpu_time_skip, sizeof out->gpu_time_skip, "no timestamp-query on this adapter");
         return WGF_OK;
     }
-    if (s) return wgf__gpu_fail(ctx, s, err, "timer");
+    if (s) return wgf_ctx_err(ctx, err, s, "bench dispatch: timer");
     double  *pass   = malloc(sizeof *pass * (size_t)n * (size_t)(reps + 1));
     double  *amort  = malloc(sizeof *amort * (size_t)(reps + 1));
     uint32_t npass  = 0, got = 0;
@@ -311,7 +306,7 @@ static enum wgf_status wgf__measure_gpu(wgf_ctx *ctx, struct wgf__tiny *t, const
     out->has_gpu_time = true;
     goto out;
 gpu_fail:
-    wgf__gpu_fail(ctx, s, err, "timestamps");
+    wgf_ctx_err(ctx, err, s, "bench dispatch: timestamps");
 out:
     free(pass);
     free(amort);

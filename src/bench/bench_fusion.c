@@ -92,9 +92,10 @@ static void wgf__fb_free(struct wgf__fb *fb)
     fb->n_bgs = fb->n_bufs = fb->n_host = 0;
 }
 
+/* A runtime call failed: "bench fusion <exp>: <what>: <the context's message>". */
 static enum wgf_status wgf__fb_gpu_fail(struct wgf__fb *fb, enum wgf_status s, const char *what)
 {
-    return wgf_fail(fb->err, s, "bench fusion %s: %s: %s", fb->exp, what, wgf_ctx_last_error(fb->ctx));
+    return wgf_ctx_err(fb->ctx, fb->err, s, "bench fusion %s: %s", fb->exp, what);
 }
 
 static float *wgf__fb_host(struct wgf__fb *fb, size_t n)
@@ -914,7 +915,7 @@ enum wgf_status wgf_bench_fusion(wgf_ctx *ctx, const struct wgf_fusion_opts *opt
     enum wgf_status s = WGF_OK;
     if (!opts->check_only && wgf_ctx_adapter(ctx)->has_timestamp &&
         (s = wgf_timer_create(ctx, "bench_fusion.timer", 1, &fb.timer)))
-        return wgf_fail(err, s, "bench fusion %s: timer: %s", fb.exp, wgf_ctx_last_error(ctx));
+        return wgf_ctx_err(ctx, err, s, "bench fusion %s: timer", fb.exp);
     switch (exp) {
     case WGF_FUSION_RMSNORM: s = wgf__exp_rmsnorm(&fb, out); break;
     case WGF_FUSION_MLP: s = wgf__exp_mlp(&fb, out); break;

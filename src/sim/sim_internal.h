@@ -82,7 +82,8 @@ struct wgf_sim {
     int             evolve_dispatches; /* per generation: 1 (legacy), 2 or 3 (split)       */
 };
 
-/* Copy the context's last error into *err with a prefix. */
+/* A runtime call on sim->ctx failed: "sim: <what>: <the context's message>" into *err
+ * (wgf_ctx_err), naming the generation when the device was lost. */
 enum wgf_status wgf__sim_gpu_fail(wgf_sim *sim, struct wgf_err *err, enum wgf_status s, const char *what);
 /* Record one generation's evaluation (reset + episode dispatches) / its evolve dispatch. */
 enum wgf_status wgf__sim_record_evaluate(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);

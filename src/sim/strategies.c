@@ -40,10 +40,9 @@ struct wgf_sim_config wgf_sim_config_default(enum wgf_sim_workload w)
 
 enum wgf_status wgf__sim_gpu_fail(wgf_sim *sim, struct wgf_err *err, enum wgf_status s, const char *what)
 {
-    const char *msg = sim && sim->ctx ? wgf_ctx_last_error(sim->ctx) : "";
     if (s == WGF_ERR_DEVICE_LOST)
-        return wgf_fail(err, s, "sim: %s: device lost at generation %u: %s", what, sim ? sim->gen : 0u, msg);
-    return wgf_fail(err, s, "sim: %s: %s", what, msg);
+        return wgf_ctx_err(sim->ctx, err, s, "sim: %s: device lost at generation %u", what, sim->gen);
+    return wgf_ctx_err(sim->ctx, err, s, "sim: %s", what);
 }
 
 void wgf__sim_prelude(const wgf_sim *sim, char *buf, size_t cap)
