@@ -46,17 +46,10 @@ static enum wgf_status make_pipe(wgf_sim *sim, const char *role, const char *pre
     return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, label);
 }
 
-static enum wgf_status make_bg(wgf_sim *sim, wgf_pipeline *p, wgf_buffer **b, int n, wgf_bind_group **out,
-                               struct wgf_err *err)
-{
-    enum wgf_status s = wgf_bind_group_create(sim->ctx, p, b, n, out);
-    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(p));
-}
-
+/* A storage buffer of at least 16 bytes (a zero-elite population still binds sim.elite). */
 static enum wgf_status make_buf(wgf_sim *sim, const char *label, uint64_t bytes, wgf_buffer **out, struct wgf_err *err)
 {
-    enum wgf_status s = wgf_buffer_create(sim->ctx, label, bytes < 16 ? 16 : bytes, WGF_BUF_STORAGE, out);
-    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, label);
+    return wgf__sim_buffer(sim, label, bytes < 16 ? 16 : bytes, WGF_BUF_STORAGE, out, err);
 }
 
 static enum wgf_status split_init(wgf_sim *sim, const char *prelude, struct wgf_err *err)
@@ -77,15 +70,15 @@ static enum wgf_status split_init(wgf_sim *sim, const char *prelude, struct wgf_
     if (s == WGF_OK) s = make_buf(sim, "sim.elite", (uint64_t)E * 4u, &sim->elite, err);
     if (s == WGF_OK && rank) {
         wgf_buffer *b[4] = {sim->elite, sim->cand_idx, sim->cand_fit, sim->ga};
-        s = make_bg(sim, sim->evolve_pass[1], b, 4, &sim->rank_bg, err);
+        s = wgf__sim_bind_group(sim, sim->evolve_pass[1], b, 4, &sim->rank_bg, err);
     }
     for (int p = 0; p < 2 && s == WGF_OK; p++) {
         wgf_buffer *bs[6] = {sim->sel, sim->cand_idx, sim->cand_fit, sim->fitness, sim->ctl[p], sim->ga};
-        s = make_bg(sim, sim->evolve_pass[0], bs, 6, &sim->select_bg[p], err);
+        s = wgf__sim_bind_group(sim, sim->evolve_pass[0], bs, 6, &sim->select_bg[p], err);
         /* one block: its sorted candidate list is the elite */
         wgf_buffer *bb[7] = {sim->params[!p], sim->ctl[!p],   sim->params[p], sim->sel,
                              rank ? sim->elite : sim->cand_idx, sim->ctl[p], sim->ga};
-        if (s == WGF_OK) s = make_bg(sim, sim->evolve_pass[2], bb, 7, &sim->breed_bg[p], err);
+        if (s == WGF_OK) s = wgf__sim_bind_group(sim, sim->evolve_pass[2], bb, 7, &sim->breed_bg[p], err);
     }
     return s;
 }
@@ -95,10 +88,10 @@ enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
     const char *frags[1] = {"sim_rng"};
     char       *prelude  = wgf__sim_compose(sim, frags, 1, err);
     if (!prelude) return err ? err->status : WGF_ERR_INTERNAL;
-    enum wgf_status s = wgf_buffer_create(sim->ctx, "sim.ga", sizeof(struct ga_uniform), WGF_BUF_UNIFORM, &sim->ga);
+    enum wgf_status s = wgf__sim_buffer(sim, "sim.ga", sizeof(struct ga_uniform), WGF_BUF_UNIFORM, &sim->ga, err);
     if (s != WGF_OK) {
         free(prelude);
-        return wgf__sim_gpu_fail(sim, err, s, "sim.ga");
+        return s;
     }
     struct ga_uniform u = {(uint32_t)sim->cfg.ga.elites, (uint32_t)sim->cfg.ga.tournament, sim->cfg.ga.mut_rate,
                            sim->cfg.ga.mut_sigma, {0}};
@@ -116,7 +109,7 @@ enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
     free(prelude);
     for (int p = 0; p < 2 && s == WGF_OK; p++) {
         wgf_buffer *b[6] = {sim->params[!p], sim->ctl[!p], sim->params[p], sim->fitness, sim->ctl[p], sim->ga};
-        s = make_bg(sim, sim->evolve, b, 6, &sim->evolve_bg[p], err);
+        s = wgf__sim_bind_group(sim, sim->evolve, b, 6, &sim->evolve_bg[p], err);
     }
     return s;
 }

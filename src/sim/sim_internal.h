@@ -41,7 +41,8 @@ char *wgf__sim_policy_wgsl(const struct wgf_sim_policy *p);
 /* WGSL role that holds a workload's environment functions (NULL: none). */
 const char *wgf__sim_env_kernel(enum wgf_sim_workload w);
 
-/* ---- the GPU population (strategies.c builds it; evolve.c, es.c, sim_bench.c use it) ---- */
+/* ---- the GPU population (population.c builds it; strategies.c, evolve.c, es.c, sim_bench.c
+ * record into it) ---------------------------------------------------------------------- */
 struct wgf_sim {
     wgf_ctx              *ctx;          /* borrowed                                         */
     struct wgf_sim_config cfg;          /* resolved: max_steps, hidden, n_feedback filled   */
@@ -82,17 +83,29 @@ struct wgf_sim {
     int             evolve_dispatches; /* per generation: 1 (legacy), 2 or 3 (split)       */
 };
 
+/* ---- GPU objects (sim_gpu.c) ------------------------------------------------------------- */
 /* A runtime call on sim->ctx failed: "sim: <what>: <the context's message>" into *err
  * (wgf_ctx_err), naming the generation when the device was lost. */
 enum wgf_status wgf__sim_gpu_fail(wgf_sim *sim, struct wgf_err *err, enum wgf_status s, const char *what);
-/* Record one generation's evaluation (reset + episode dispatches) / its evolve dispatch. */
-enum wgf_status wgf__sim_record_evaluate(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
-enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
-/* evolve.c: pipeline + bind groups + the GA uniform. */
-enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err);
+/* A labelled buffer / bind group of the sim; a failure names it (wgf__sim_gpu_fail). */
+enum wgf_status wgf__sim_buffer(wgf_sim *sim, const char *label, uint64_t size, unsigned usage, wgf_buffer **out,
+                                struct wgf_err *err);
+enum wgf_status wgf__sim_bind_group(wgf_sim *sim, wgf_pipeline *p, wgf_buffer *const *bufs, int n, wgf_bind_group **out,
+                                    struct wgf_err *err);
+
+/* ---- kernel preludes (prelude.c) --------------------------------------------------------- */
 /* Render the const prelude shared by a workload's kernels into buf. */
 void wgf__sim_prelude(const wgf_sim *sim, char *buf, size_t cap);
 /* Prelude consts followed by the named WGSL fragments, malloc'd (caller frees); NULL on error. */
 char *wgf__sim_compose(const wgf_sim *sim, const char *const *fragments, int n, struct wgf_err *err);
+
+/* ---- the episode (strategies.c) and the evolve step (evolve.c) -------------------------- */
+/* Reset and episode pipelines + bind groups for cfg.strategy. */
+enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err);
+/* Record one generation's evaluation (reset + episode dispatches) / its evolve dispatches. */
+enum wgf_status wgf__sim_record_evaluate(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
+enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
+/* evolve.c: pipelines + bind groups + the GA uniform. */
+enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err);
 
 #endif
