@@ -24,7 +24,7 @@ HELPER=$WORK/llm_load_rss_helper
 cat > "$WORK/helper.c" <<'C'
 #include <stdio.h>
 #include <string.h>
-#include "llm/test_model.h"
+#include "wgfuse/llm_test_model.h"
 #include "wgfuse/llm.h"
 int main(int argc, char **argv)
 {

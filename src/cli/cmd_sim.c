@@ -119,6 +119,7 @@ static int save_policy(const char *path, enum wgf_sim_workload w, const struct w
 
 static int cmd_train(int argc, char **argv)
 {
+    if (argc >= 2 && wgf_cli_is_help(argv[1])) return usage(stdout), 0;
     if (argc < 2 || argv[1][0] == '-') {
         usage(stderr);
         return 2;
@@ -195,6 +196,8 @@ static int cmd_train(int argc, char **argv)
         } else if (!strcmp(f, "--lr")) {
             if (!wgf_cli_parse_double(f, a, 1e-9, 100, &d)) return 2;
             ec.lr = (float)d, i++;
+        } else if (wgf_cli_is_help(f)) {
+            return usage(stdout), 0;
         } else {
             wgf_cli_error("sim train: unknown or incomplete flag '%s'", f);
             return 2;
@@ -301,6 +304,7 @@ done:
 
 static int cmd_eval(int argc, char **argv)
 {
+    if (argc >= 2 && wgf_cli_is_help(argv[1])) return usage(stdout), 0;
     if (argc < 2 || argv[1][0] == '-') {
         usage(stderr);
         return 2;
@@ -320,6 +324,8 @@ static int cmd_eval(int argc, char **argv)
         } else if (!strcmp(f, "--strategy") && a) {
             if (wgf_sim_strategy_parse(a, &strategy, &chunk, &err) != WGF_OK) return wgf_cli_error("%s", err.msg), 2;
             i++;
+        } else if (wgf_cli_is_help(f)) {
+            return usage(stdout), 0;
         } else {
             wgf_cli_error("sim eval: unknown or incomplete flag '%s'", f);
             return 2;
@@ -387,6 +393,7 @@ done:
 
 static int cmd_trace(int argc, char **argv)
 {
+    if (argc >= 2 && wgf_cli_is_help(argv[1])) return usage(stdout), 0;
     if (argc < 2 || argv[1][0] == '-') {
         usage(stderr);
         return 2;
@@ -407,6 +414,8 @@ static int cmd_trace(int argc, char **argv)
         else if (!strcmp(f, "--seed")) {
             if (!wgf_cli_parse_long(f, a, 0, 4294967295L, &v)) return 2;
             seed = v, i++;
+        } else if (wgf_cli_is_help(f)) {
+            return usage(stdout), 0;
         } else {
             wgf_cli_error("sim trace: unknown or incomplete flag '%s'", f);
             return 2;
@@ -510,7 +519,7 @@ static int cmd_bench(int argc, char **argv)
             }
             i++;
         } else if (!strcmp(f, "--json")) json = true;
-        else if (!strcmp(f, "--help") || !strcmp(f, "-h")) return usage(stdout), 0;
+        else if (wgf_cli_is_help(f)) return usage(stdout), 0;
         else {
             wgf_cli_error("sim bench: unknown or incomplete flag '%s'", f);
             return 2;
@@ -657,6 +666,8 @@ static int cmd_market(int argc, char **argv)
             i++;
         } else if (!strcmp(f, "--out") && a) {
             out = a, i++;
+        } else if (wgf_cli_is_help(f)) {
+            return usage(stdout), 0;
         } else {
             wgf_cli_error("sim market: unknown or incomplete flag '%s'", f);
             return 2;

@@ -1,20 +1,28 @@
-/* wgfuse — small random-weight models for tests, written as a Hugging Face directory
+/* wgfuse — small random-weight models for tests (`wgfuse llm make-test-model`), written as a
+ * Hugging Face directory
  * (config.json + safetensors, optionally sharded) or as a GGUF v3 file, with the tensor
  * names and metadata keys transformers and llama.cpp use. The same spec + seed gives the
  * same f32 weights in every format (each tensor draws from its own stream seeded by
  * seed and its HF name), so formats can be compared tensor by tensor.
  *
- * Tokenizers are not written here: pass a hook that writes them (tokenizer.json into the
- * HF directory, or tokenizer.ggml.* keys into the GGUF writer). Without a hook, the GGUF
- * gets only tokenizer.ggml.bos_token_id / eos_token_id (so a hook owns every
- * tokenizer.ggml.* key when given). */
-#ifndef WGF_LLM_TEST_MODEL_H
-#define WGF_LLM_TEST_MODEL_H
+ * Tokenizers: with_test_tokenizer writes wgfuse's own small test tokenizer
+ * (wgf_tokenizer_write_test_json) in the format's form; otherwise a hook may write one
+ * (tokenizer.json into the HF directory, or tokenizer.ggml.* keys into the GGUF writer of
+ * src/llm/gguf.h). Without either, the GGUF gets only tokenizer.ggml.bos_token_id /
+ * eos_token_id (so a hook owns every tokenizer.ggml.* key when given). */
+#ifndef WGFUSE_LLM_TEST_MODEL_H
+#define WGFUSE_LLM_TEST_MODEL_H
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "llm/gguf.h"
 #include "wgfuse/llm.h"
+#include "wgfuse/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct wgf_gguf_writer; /* src/llm/gguf.h: only a hook sees one */
 
 struct wgf_test_model_spec {
     enum wgf_arch arch;
@@ -51,6 +59,11 @@ struct wgf_test_model_opts {
     int                        n_shards; /* HF: <= 1 one model.safetensors; N: index + N shards */
     wgf_test_tokenizer_hook    tokenizer;
     void                      *tokenizer_user;
+    bool                       with_test_tokenizer; /* write the test tokenizer (ids 0..255
+                                            bytes, ChatML specials; WGF_TOK_TEST_VOCAB ids,
+                                            so vocab_size must be at least that) and make
+                                            BOS <|endoftext|> and EOS <|im_end|> as Qwen2.5
+                                            does; the hook is then not used             */
 };
 
 enum wgf_status wgf_test_model_write(const struct wgf_test_model_spec *s, const struct wgf_test_model_opts *o,
@@ -60,4 +73,7 @@ enum wgf_status wgf_test_model_write(const struct wgf_test_model_spec *s, const 
  * (nelems floats). Returns false if the name is not part of the model. */
 bool wgf_test_model_values(const struct wgf_test_model_spec *s, const char *hf_name, float *out, uint64_t nelems);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
