@@ -7,7 +7,7 @@
  *                  function table, the error slot, the pipeline cache
  *   wgf_buffer     a labelled GPU buffer (storage, uniform or both)
  *   wgf_pipeline   a compute pipeline made from WGSL (+ a const prelude and override
- *                  constants); cached per context, owned by the context
+ *                  constants); cached per context by label and code, owned by the context
  *   wgf_bind_group the buffers bound to a pipeline's group 0, binding i = entry i
  *   wgf_recorder   many dispatches/copies into one command encoder (and, by default, one
  *                  compute pass) and one submit
@@ -175,8 +175,10 @@ struct wgf_pipeline_desc {
     const struct wgf_constant *constants;
     int         n_constants;
 };
-/* Get or build a pipeline (layout: auto). Cached by (prelude, source, entry, constants): the
- * same request returns the same pipeline. Owned by the context. A WGSL error returns
+/* Get or build a pipeline (layout: auto). Cached by (label, prelude, source, entry,
+ * constants): the same request returns the same pipeline; the same code under another label
+ * is another pipeline, so errors and timings always carry the caller's label. Owned by the
+ * context. A WGSL error returns
  * WGF_ERR_SHADER with the compiler's messages (line:column) in the context's error. */
 enum wgf_status wgf_pipeline_get(wgf_ctx *ctx, const struct wgf_pipeline_desc *desc, wgf_pipeline **out);
 /* Shorthand: embedded role, entry "main", no prelude, no constants. */

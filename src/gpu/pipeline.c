@@ -1,8 +1,10 @@
 /* wgfuse runtime — WGSL kernels and compute pipelines, with a per-context cache.
  *
- * A pipeline is keyed by everything that makes it distinct: the const prelude, the WGSL
- * source, the entry point and the override constants. Asking twice returns the same
- * pipeline. Compile errors come back as WGF_ERR_SHADER with the compiler's messages and
+ * A pipeline is keyed by everything that makes it distinct: its label, the const prelude,
+ * the WGSL source, the entry point and the override constants. Asking twice returns the
+ * same pipeline. The label is part of the key because it names the pipeline in Dawn's
+ * errors and in timings: two roles that compile to the same code (matvec_attn_k and
+ * matvec_attn_v on Qwen shapes) stay two pipelines, each under the name its caller gave. Compile errors come back as WGF_ERR_SHADER with the compiler's messages and
  * line:column positions in the kernel file (prelude lines are not counted). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,15 +26,16 @@ const char *wgf_kernel_name(int i) { return i >= 0 && i < wgf_kernel_table_count
 
 static uint64_t fnv1a(const char *p, size_t n) { return wgf__fnv1a(p, n); }
 
-/* key = prelude \0 source \0 entry \0 name=value;... */
+/* key = label \0 prelude \0 source \0 entry \0 name=value;... */
 static char *make_key(const struct wgf_pipeline_desc *d, size_t *len)
 {
     const char *pre = d->prelude ? d->prelude : "", *entry = d->entry ? d->entry : "main";
-    size_t cap = strlen(pre) + strlen(d->wgsl) + strlen(entry) + 4;
+    size_t cap = strlen(d->label) + strlen(pre) + strlen(d->wgsl) + strlen(entry) + 5;
     for (int i = 0; i < d->n_constants; i++) cap += strlen(d->constants[i].name) + 40;
     char *k = malloc(cap);
     if (!k) return NULL;
     size_t off = 0;
+    off += (size_t)snprintf(k + off, cap - off, "%s", d->label) + 1;
     off += (size_t)snprintf(k + off, cap - off, "%s", pre) + 1;
     off += (size_t)snprintf(k + off, cap - off, "%s", d->wgsl) + 1;
     off += (size_t)snprintf(k + off, cap - off, "%s", entry) + 1;
