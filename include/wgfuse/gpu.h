@@ -157,8 +157,10 @@ enum wgf_status wgf_buffer_read(wgf_ctx *ctx, wgf_buffer *buf, uint64_t offset, 
 enum wgf_status wgf_buffer_fill_u32(wgf_ctx *ctx, wgf_buffer *buf, uint32_t pattern);
 
 /* ---- kernels and pipelines -------------------------------------------------------------- */
-/* Embedded WGSL by role name (file stem of src/kernels/<role>.wgsl), or NULL. When
- * $WGFUSE_KERNEL_DIR is set, <dir>/<role>.wgsl is read from disk instead (for iterating). */
+/* Embedded WGSL by role name, or NULL: the file stem of src/kernels/<part>/<role>.wgsl, with
+ * the fragments it names (//#include) appended. Returns static text. Inside the library
+ * kernels are taken by id instead (WGF_KERNEL_<ROLE>, generated at build time), so a
+ * misspelt role there fails to compile. */
 const char *wgf_kernel_source(const char *role);
 int         wgf_kernel_count(void);
 const char *wgf_kernel_name(int i);
@@ -169,7 +171,7 @@ struct wgf_constant {
 };
 struct wgf_pipeline_desc {
     const char *label;      /* role + variant, e.g. "rmsnorm_fused_f32"; keys the timing too */
-    const char *wgsl;       /* shader source (e.g. wgf_kernel_source("rmsnorm_fused"))       */
+    const char *wgsl;       /* shader source (e.g. wgf_kernel_source("rmsnorm_fused"))      */
     const char *prelude;    /* optional text prepended (const declarations), or NULL         */
     const char *entry;      /* entry point; NULL = "main"                                    */
     const struct wgf_constant *constants;

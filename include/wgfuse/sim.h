@@ -75,7 +75,7 @@ const char *wgf_sim_strategy_name(enum wgf_sim_strategy s); /* "fused", "chunked
 enum wgf_status wgf_sim_strategy_parse(const char *s, enum wgf_sim_strategy *out, int *chunk,
                                        struct wgf_err *err);
 
-/* ---- counter-based RNG, identical in C and WGSL (src/kernels/sim_rng.wgsl) ----------------- */
+/* ---- counter-based RNG, identical in C and WGSL (src/kernels/sim/sim_rng.inc.wgsl) --------- */
 /* PCG-RXS-M-XS 32-bit hash (O'Neill's PCG output permutation on an LCG step). */
 uint32_t wgf_sim_hash(uint32_t x);
 /* hash(hash(hash(hash(seed) ^ gen) ^ i) ^ j): one u32 per (seed, generation, i, j). */

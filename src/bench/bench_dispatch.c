@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernels/ids.h"
 #include "wgfuse/bench.h"
 
 #define WGF__TINY_N   64u         /* elements of the tiny kernel                        */
@@ -86,11 +87,11 @@ static enum wgf_status wgf__tiny_init(wgf_ctx *ctx, enum wgf_bench_dtype dt, boo
     t->elem          = dt == WGF_BENCH_F16 ? 2 : 4;
     /* f16 without shader-f16: the same bytes, packed two per u32 (tiny_f16_packed.wgsl) */
     bool        native = wgf_ctx_adapter(ctx)->has_f16 && !packed;
-    const char *role   = dt == WGF_BENCH_F32 ? "tiny_f32" : native ? "tiny_f16" : "tiny_f16_packed";
-    const char *src  = wgf_kernel_source(role);
-    if (!src) return wgf_fail(err, WGF_ERR_INTERNAL, "bench dispatch: kernel %s not embedded", role);
+    enum wgf_kernel kernel = dt == WGF_BENCH_F32 ? WGF_KERNEL_TINY_F32 : native ? WGF_KERNEL_TINY_F16
+                                                                                : WGF_KERNEL_TINY_F16_PACKED;
+    const char     *role   = wgf__kernel_role(kernel);
     struct wgf_constant      c    = {"N", WGF__TINY_N};
-    struct wgf_pipeline_desc desc = {.label = role, .wgsl = src, .constants = &c, .n_constants = 1};
+    struct wgf_pipeline_desc desc = {.label = role, .wgsl = wgf__kernel_wgsl(kernel), .constants = &c, .n_constants = 1};
     enum wgf_status          s    = wgf_pipeline_get(ctx, &desc, &t->pipe);
     if (s) return wgf_ctx_err(ctx, err, s, "bench dispatch: %s", role);
     char label[64];
@@ -342,7 +343,7 @@ enum wgf_status wgf_bench_dispatch(wgf_ctx *ctx, const struct wgf_dispatch_opts 
     strftime(out->date, sizeof out->date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
     out->has_f16 = ad->has_f16;
     snprintf(out->f16_kernel, sizeof out->f16_kernel, "%s",
-             ad->has_f16 && !opts->f16_packed ? "tiny_f16" : "tiny_f16_packed");
+             wgf__kernel_role(ad->has_f16 && !opts->f16_packed ? WGF_KERNEL_TINY_F16 : WGF_KERNEL_TINY_F16_PACKED));
     snprintf(out->calls_skip, sizeof out->calls_skip, "per-call breakdown not built into this runtime");
 
     enum wgf_status s = WGF_OK;

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/constants.h" /* WGF_WG_SIZE, WGF_MATVEC_ROWS, WGF_MLP_CHUNK, WGF_EW_* */
+#include "kernels/ids.h"
 #include "util/rng.h"
 #include "wgfuse/bench.h"
 
@@ -26,10 +28,6 @@
 #define WGF__POISON  0x7fbadbadu  /* a NaN bit pattern                                     */
 #define WGF__MAX_OBJ 40
 #define WGF__MAX_STEPS 8
-#define WGF__WG      256u         /* workgroup size of the 1-D kernels                     */
-
-/* elementwise.wgsl operations (its OP override) */
-enum { EW_SQUARE = 0, EW_MEAN, EW_ADD_EPS, EW_RSQRT, EW_MUL_SCALAR, EW_MUL, EW_SIGMOID, EW_ADD, EW_SILU_MUL };
 
 static const char *const wgf__exp_names[WGF_FUSION_COUNT] = {"rmsnorm", "mlp",      "kv_proj", "argmax",
                                                              "softmax", "batching", "pooling"};
@@ -129,10 +127,11 @@ static enum wgf_status wgf__fb_random(struct wgf__fb *fb, wgf_buffer *buf, float
     return s ? wgf__fb_gpu_fail(fb, s, wgf_buffer_label(buf)) : WGF_OK;
 }
 
-static enum wgf_status wgf__fb_pipe(struct wgf__fb *fb, const char *role, const char *label,
+static enum wgf_status wgf__fb_pipe(struct wgf__fb *fb, enum wgf_kernel kernel, const char *label,
                                     const struct wgf_constant *c, int nc, wgf_pipeline **out)
 {
-    const char *src = fb->o->kernel_source ? fb->o->kernel_source(fb->o->kernel_user, role) : wgf_kernel_source(role);
+    const char *role = wgf__kernel_role(kernel);
+    const char *src  = fb->o->kernel_source ? fb->o->kernel_source(fb->o->kernel_user, role) : wgf__kernel_wgsl(kernel);
     if (!src) return wgf_fail(fb->err, WGF_ERR_INTERNAL, "bench fusion %s: kernel %s not embedded", fb->exp, role);
     struct wgf_pipeline_desc d = {.label = label, .wgsl = src, .constants = c, .n_constants = nc};
     enum wgf_status          s = wgf_pipeline_get(fb->ctx, &d, out);
@@ -370,29 +369,29 @@ static enum wgf_status wgf__exp_rmsnorm(struct wgf__fb *fb, struct wgf_fusion_re
 
     /* unfused: square, mean, add eps, rsqrt, scale, weight */
     static const struct {
-        int         op;
+        uint32_t    op;
         const char *label;
         bool        scalar;
-    } steps[6] = {{EW_SQUARE, "elementwise_square", false},  {EW_MEAN, "elementwise_mean", true},
-                  {EW_ADD_EPS, "elementwise_add_eps", true}, {EW_RSQRT, "elementwise_rsqrt", true},
-                  {EW_MUL_SCALAR, "elementwise_mul_scalar", false}, {EW_MUL, "elementwise_mul", false}};
+    } steps[6] = {{WGF_EW_SQUARE, "elementwise_square", false},  {WGF_EW_MEAN, "elementwise_mean", true},
+                  {WGF_EW_ADD_EPS, "elementwise_add_eps", true}, {WGF_EW_RSQRT, "elementwise_rsqrt", true},
+                  {WGF_EW_MUL_SCALAR, "elementwise_mul_scalar", false}, {WGF_EW_MUL, "elementwise_mul", false}};
     wgf_buffer *io[6][3] = {{sq, x, x}, {ms, sq, sq}, {mse, ms, ms}, {rs, mse, mse}, {xn, x, rs}, {y6, xn, w}};
     struct wgf__plan un = {.name = "unfused_6", .n_out = 1, .out = {y6}, .out_n = {H}, .want = {ref}, .tol = 1e-4};
     for (int i = 0; i < 6; i++) {
-        uint32_t            n = (steps[i].op == EW_ADD_EPS || steps[i].op == EW_RSQRT) ? 1 : H;
+        uint32_t            n = (steps[i].op == WGF_EW_ADD_EPS || steps[i].op == WGF_EW_RSQRT) ? 1 : H;
         struct wgf_constant c[3] = {{"OP", steps[i].op}, {"N", n}, {"EPS", eps}};
         wgf_pipeline       *p;
         wgf_bind_group     *bg;
-        if ((s = wgf__fb_pipe(fb, "elementwise", steps[i].label, c, 3, &p))) return s;
+        if ((s = wgf__fb_pipe(fb, WGF_KERNEL_ELEMENTWISE, steps[i].label, c, 3, &p))) return s;
         if ((s = wgf__fb_bind_bufs(fb, p, io[i], 3, &bg))) return s;
-        wgf__plan_add(&un, p, bg, steps[i].scalar ? 1 : wgf__groups(H, WGF__WG));
+        wgf__plan_add(&un, p, bg, steps[i].scalar ? 1 : wgf__groups(H, WGF_WG_SIZE));
     }
     struct wgf__plan    fu = {.name = "fused_1", .n_out = 1, .out = {y1}, .out_n = {H}, .want = {ref}, .tol = 1e-4};
     struct wgf_constant c[2] = {{"H", H}, {"EPS", eps}};
     wgf_pipeline       *p;
     wgf_bind_group     *bg;
     wgf_buffer         *b3[3] = {y1, x, w};
-    if ((s = wgf__fb_pipe(fb, "rmsnorm_fused", "rmsnorm_fused_f32", c, 2, &p)) ||
+    if ((s = wgf__fb_pipe(fb, WGF_KERNEL_RMSNORM, "rmsnorm_f32", c, 2, &p)) ||
         (s = wgf__fb_bind_bufs(fb, p, b3, 3, &bg)))
         return s;
     wgf__plan_add(&fu, p, bg, 1);
@@ -414,7 +413,7 @@ static enum wgf_status wgf__matvec(struct wgf__fb *fb, const char *label, uint32
                                    wgf_pipeline **p)
 {
     struct wgf_constant c[3] = {{"N", rows}, {"K", k}, {"RESIDUAL", residual}};
-    return wgf__fb_pipe(fb, "matvec", label, c, 3, p);
+    return wgf__fb_pipe(fb, WGF_KERNEL_MATVEC, label, c, 3, p);
 }
 
 /* A binding of `count` floats starting `first` floats into buf; checks the offset alignment. */
@@ -433,7 +432,7 @@ static enum wgf_status wgf__range(struct wgf__fb *fb, wgf_buffer *buf, uint64_t 
 static enum wgf_status wgf__exp_mlp(struct wgf__fb *fb, struct wgf_fusion_result *res)
 {
     const uint32_t H = fb->o->size.hidden, I = fb->o->size.intermediate;
-    const uint32_t CHUNK = 32, NWG = wgf__groups(I, CHUNK); /* mlp_fused.wgsl's CHUNK       */
+    const uint32_t NWG = wgf__groups(I, WGF_MLP_CHUNK); /* mlp_fused.wgsl's workgroups       */
     enum wgf_status s;
     wgf_buffer *x, *wgu, *wd, *g, *u, *sg, *a, *h, *d, *y7, *gu, *h3, *y3, *part, *counter, *y1;
     float *hx = wgf__fb_host(fb, H), *hgu = wgf__fb_host(fb, (size_t)2 * I * H);
@@ -458,26 +457,27 @@ static enum wgf_status wgf__exp_mlp(struct wgf__fb *fb, struct wgf_fusion_result
     wgf_ref_mlp(ref, hx, hgu, hd, H, I);
 
     wgf_pipeline *mv_i, *mv_h, *mv_2i, *mv_hr, *ew_sig, *ew_mul, *ew_add, *ew_silu, *mega;
-    struct wgf_constant c_sig[2] = {{"OP", EW_SIGMOID}, {"N", I}}, c_mul[2] = {{"OP", EW_MUL}, {"N", I}};
-    struct wgf_constant c_add[2] = {{"OP", EW_ADD}, {"N", H}}, c_silu[2] = {{"OP", EW_SILU_MUL}, {"N", I}};
+    struct wgf_constant c_sig[2] = {{"OP", WGF_EW_SIGMOID}, {"N", I}}, c_mul[2] = {{"OP", WGF_EW_MUL}, {"N", I}};
+    struct wgf_constant c_add[2] = {{"OP", WGF_EW_ADD}, {"N", H}}, c_silu[2] = {{"OP", WGF_EW_SILU_MUL}, {"N", I}};
     struct wgf_constant c_mega[2] = {{"H", H}, {"I", I}};
     if ((s = wgf__matvec(fb, "matvec_gate_or_up", I, H, 0, &mv_i)) ||
         (s = wgf__matvec(fb, "matvec_down", H, I, 0, &mv_h)) ||
         (s = wgf__matvec(fb, "matvec_gate_up", 2 * I, H, 0, &mv_2i)) ||
         (s = wgf__matvec(fb, "matvec_down_residual", H, I, 1, &mv_hr)) ||
-        (s = wgf__fb_pipe(fb, "elementwise", "elementwise_sigmoid", c_sig, 2, &ew_sig)) ||
-        (s = wgf__fb_pipe(fb, "elementwise", "elementwise_mul", c_mul, 2, &ew_mul)) ||
-        (s = wgf__fb_pipe(fb, "elementwise", "elementwise_add", c_add, 2, &ew_add)) ||
-        (s = wgf__fb_pipe(fb, "elementwise", "elementwise_silu_mul", c_silu, 2, &ew_silu)) ||
-        (s = wgf__fb_pipe(fb, "mlp_fused", "mlp_fused_f32", c_mega, 2, &mega)))
+        (s = wgf__fb_pipe(fb, WGF_KERNEL_ELEMENTWISE, "elementwise_sigmoid", c_sig, 2, &ew_sig)) ||
+        (s = wgf__fb_pipe(fb, WGF_KERNEL_ELEMENTWISE, "elementwise_mul", c_mul, 2, &ew_mul)) ||
+        (s = wgf__fb_pipe(fb, WGF_KERNEL_ELEMENTWISE, "elementwise_add", c_add, 2, &ew_add)) ||
+        (s = wgf__fb_pipe(fb, WGF_KERNEL_ELEMENTWISE, "elementwise_silu_mul", c_silu, 2, &ew_silu)) ||
+        (s = wgf__fb_pipe(fb, WGF_KERNEL_MLP_FUSED, "mlp_fused_f32", c_mega, 2, &mega)))
         return s;
 
     struct wgf_binding wgate, wup;
     if ((s = wgf__range(fb, wgu, 0, (uint64_t)I * H, &wgate)) ||
         (s = wgf__range(fb, wgu, (uint64_t)I * H, (uint64_t)I * H, &wup)))
         return s;
-    const uint32_t gI = wgf__groups(I, WGF__WG), gH = wgf__groups(H, WGF__WG);
-    const uint32_t mvI = wgf__groups(I, 8), mvH = wgf__groups(H, 8), mv2I = wgf__groups(2 * I, 8);
+    const uint32_t gI = wgf__groups(I, WGF_WG_SIZE), gH = wgf__groups(H, WGF_WG_SIZE);
+    const uint32_t mvI = wgf__groups(I, WGF_MATVEC_ROWS), mvH = wgf__groups(H, WGF_MATVEC_ROWS),
+                   mv2I = wgf__groups(2 * I, WGF_MATVEC_ROWS);
     wgf_bind_group *bg;
 #define WHOLE(b) ((struct wgf_binding){(b), 0, 0})
 
@@ -576,13 +576,13 @@ static enum wgf_status wgf__exp_kv(struct wgf__fb *fb, struct wgf_fusion_result 
                              .tol = 1e-4};
     struct wgf_binding bk[4] = {{k, 0, 0}, {x, 0, 0}, wk, {x, 0, 0}}, bv[4] = {{v, 0, 0}, {x, 0, 0}, wv, {x, 0, 0}};
     if ((s = wgf__fb_bind(fb, p1, bk, 4, &bg))) return s;
-    wgf__plan_add(&un, p1, bg, wgf__groups(KV, 8));
+    wgf__plan_add(&un, p1, bg, wgf__groups(KV, WGF_MATVEC_ROWS));
     if ((s = wgf__fb_bind(fb, p1, bv, 4, &bg))) return s;
-    wgf__plan_add(&un, p1, bg, wgf__groups(KV, 8));
+    wgf__plan_add(&un, p1, bg, wgf__groups(KV, WGF_MATVEC_ROWS));
     struct wgf__plan fu = {.name = "fused_1", .n_out = 1, .out = {kv}, .out_n = {2 * KV}, .want = {ref}, .tol = 1e-4};
     wgf_buffer      *bf[4] = {kv, x, wkv, x};
     if ((s = wgf__fb_bind_bufs(fb, p2, bf, 4, &bg))) return s;
-    wgf__plan_add(&fu, p2, bg, wgf__groups(2 * KV, 8));
+    wgf__plan_add(&fu, p2, bg, wgf__groups(2 * KV, WGF_MATVEC_ROWS));
 
     snprintf(res->what, sizeof res->what, "K and V projections, hidden %u -> 2 x %u (%u KV heads x %u): 2 vs 1", H,
              KV, fb->o->size.n_kv_heads, fb->o->size.head_dim);
@@ -615,15 +615,15 @@ static enum wgf_status wgf__exp_softmax(struct wgf__fb *fb, struct wgf_fusion_re
     wgf_pipeline       *pt, *pw;
     wgf_bind_group     *bt, *bw;
     wgf_buffer         *b_t[2] = {yt, x}, *b_w[2] = {yw, x};
-    if ((s = wgf__fb_pipe(fb, "softmax_thread", "softmax_thread_f32", c, 2, &pt)) ||
-        (s = wgf__fb_pipe(fb, "softmax_wg", "softmax_wg_f32", c, 2, &pw)) ||
+    if ((s = wgf__fb_pipe(fb, WGF_KERNEL_SOFTMAX_THREAD, "softmax_thread_f32", c, 2, &pt)) ||
+        (s = wgf__fb_pipe(fb, WGF_KERNEL_SOFTMAX_WG, "softmax_wg_f32", c, 2, &pw)) ||
         (s = wgf__fb_bind_bufs(fb, pt, b_t, 2, &bt)) || (s = wgf__fb_bind_bufs(fb, pw, b_w, 2, &bw)))
         return s;
     struct wgf__plan st = {.name = "one_thread_per_row", .n_out = 1, .out = {yt}, .out_n = {R * L}, .want = {ref},
                            .tol = 1e-4};
     struct wgf__plan sw = {.name = "workgroup_per_row", .n_out = 1, .out = {yw}, .out_n = {R * L}, .want = {ref},
                            .tol = 1e-4};
-    wgf__plan_add(&st, pt, bt, wgf__groups(R, 64));
+    wgf__plan_add(&st, pt, bt, wgf__groups(R, WGF_SOFTMAX_THREAD_WG));
     wgf__plan_add(&sw, pw, bw, R);
     snprintf(res->what, sizeof res->what, "softmax of %u rows (heads) x %u (context): 1 thread vs 256 per row", R, L);
     res->iters                    = wgf__iters(fb, 32);
@@ -693,7 +693,7 @@ static enum wgf_status wgf__exp_argmax(struct wgf__fb *fb, struct wgf_fusion_res
     uint32_t            ref = wgf_ref_argmax(hl, V);
     struct wgf_constant c   = {"V", V};
     wgf_buffer         *b[2] = {a.out, a.logits};
-    if ((s = wgf__fb_pipe(fb, "argmax", "argmax_f32", &c, 1, &a.p)) || (s = wgf__fb_bind_bufs(fb, a.p, b, 2, &a.bg)))
+    if ((s = wgf__fb_pipe(fb, WGF_KERNEL_ARGMAX, "argmax_f32", &c, 1, &a.p)) || (s = wgf__fb_bind_bufs(fb, a.p, b, 2, &a.bg)))
         return s;
     snprintf(res->what, sizeof res->what,
              "greedy token over %u logits: readback (%u KiB) + CPU argmax vs device argmax + 8-byte readback", V,
@@ -776,7 +776,7 @@ static enum wgf_status wgf__unit_rmsnorm(struct wgf__fb *fb, struct wgf__plan *p
     struct wgf_constant c[2] = {{"H", H}, {"EPS", fb->o->size.eps}};
     wgf_bind_group     *bg;
     wgf_buffer         *b[3] = {y, *x, *w};
-    if ((s = wgf__fb_pipe(fb, "rmsnorm_fused", "rmsnorm_fused_f32", c, 2, p)) ||
+    if ((s = wgf__fb_pipe(fb, WGF_KERNEL_RMSNORM, "rmsnorm_f32", c, 2, p)) ||
         (s = wgf__fb_bind_bufs(fb, *p, b, 3, &bg)))
         return s;
     *pl = (struct wgf__plan){.name = "rmsnorm_fused", .n_out = 1, .out = {y}, .out_n = {H}, .want = {*ref}, .tol = 1e-4};

@@ -24,6 +24,19 @@ const char *wgf_kernel_source(const char *role)
 int wgf_kernel_count(void) { return wgf_kernel_table_count; }
 const char *wgf_kernel_name(int i) { return i >= 0 && i < wgf_kernel_table_count ? wgf_kernel_table[i].name : NULL; }
 
+/* By id: the table is generated in id order, so entry k is kernel k (no lookup, and a role
+ * that does not exist is a compile error at the caller). */
+const char *wgf__kernel_wgsl(enum wgf_kernel k)
+{
+    WGF_ASSERT((unsigned)k < (unsigned)WGF_KERNEL_COUNT);
+    return wgf_kernel_table[k].source;
+}
+const char *wgf__kernel_role(enum wgf_kernel k)
+{
+    WGF_ASSERT((unsigned)k < (unsigned)WGF_KERNEL_COUNT);
+    return wgf_kernel_table[k].name;
+}
+
 static uint64_t fnv1a(const char *p, size_t n) { return wgf__fnv1a(p, n); }
 
 /* key = label \0 prelude \0 source \0 entry \0 name=value;... */
@@ -238,10 +251,16 @@ enum wgf_status wgf_pipeline_get(wgf_ctx *ctx, const struct wgf_pipeline_desc *d
     return WGF_OK;
 }
 
+enum wgf_status wgf__pipeline_for(wgf_ctx *ctx, enum wgf_kernel k, wgf_pipeline **out)
+{
+    struct wgf_pipeline_desc d = {wgf__kernel_role(k), wgf__kernel_wgsl(k), NULL, "main", NULL, 0};
+    return wgf_pipeline_get(ctx, &d, out);
+}
+
 enum wgf_status wgf_pipeline_for_kernel(wgf_ctx *ctx, const char *role, wgf_pipeline **out)
 {
     const char *src = wgf_kernel_source(role);
-    if (!src) return wgf__fail(ctx, WGF_ERR_ARG, "no embedded kernel named '%s' (src/kernels/%s.wgsl)", role, role);
+    if (!src) return wgf__fail(ctx, WGF_ERR_ARG, "no embedded kernel named '%s' (src/kernels/<part>/%s.wgsl)", role, role);
     struct wgf_pipeline_desc d = {role, src, NULL, "main", NULL, 0};
     return wgf_pipeline_get(ctx, &d, out);
 }

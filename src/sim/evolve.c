@@ -34,14 +34,17 @@ struct ga_uniform {
     uint32_t pad[4]; /* 32 bytes */
 };
 
-static enum wgf_status make_pipe(wgf_sim *sim, const char *role, const char *prelude, const struct wgf_constant *k,
+/* Pipeline of an evolve kernel, labelled "<role>_<workload>". */
+static enum wgf_status make_pipe(wgf_sim *sim, enum wgf_kernel kernel, const char *prelude, const struct wgf_constant *k,
                                  int nk, wgf_pipeline **out, struct wgf_err *err)
 {
     char label[64];
-    const char *src = wgf_kernel_source(role);
-    if (!src) return wgf_fail(err, WGF_ERR_INTERNAL, "sim: kernel '%s' is not embedded", role);
-    snprintf(label, sizeof label, "%s_%s", role, wgf_sim_workload_info(sim->cfg.workload)->name);
-    struct wgf_pipeline_desc d = {.label = label, .wgsl = src, .prelude = prelude, .constants = k, .n_constants = nk};
+    snprintf(label, sizeof label, "%s_%s", wgf__kernel_role(kernel), wgf_sim_workload_info(sim->cfg.workload)->name);
+    struct wgf_pipeline_desc d = {.label       = label,
+                                  .wgsl        = wgf__kernel_wgsl(kernel),
+                                  .prelude     = prelude,
+                                  .constants   = k,
+                                  .n_constants = nk};
     enum wgf_status s = wgf_pipeline_get(sim->ctx, &d, out);
     return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, label);
 }
@@ -61,9 +64,9 @@ static enum wgf_status split_init(wgf_sim *sim, const char *prelude, struct wgf_
     sim->evolve_dispatches = rank ? 3 : 2;
     uint64_t ncand = (uint64_t)sim->evolve_blocks * (uint64_t)sim->evolve_cand;
     struct wgf_constant k[2] = {{"CE", sim->evolve_cand}, {"NB", sim->evolve_blocks}};
-    enum wgf_status s = make_pipe(sim, "evolve_select", prelude, k, 1, &sim->evolve_pass[0], err);
-    if (s == WGF_OK && rank) s = make_pipe(sim, "evolve_rank", prelude, k, 2, &sim->evolve_pass[1], err);
-    if (s == WGF_OK) s = make_pipe(sim, "evolve_breed", prelude, NULL, 0, &sim->evolve_pass[2], err);
+    enum wgf_status s = make_pipe(sim, WGF_KERNEL_EVOLVE_SELECT, prelude, k, 1, &sim->evolve_pass[0], err);
+    if (s == WGF_OK && rank) s = make_pipe(sim, WGF_KERNEL_EVOLVE_RANK, prelude, k, 2, &sim->evolve_pass[1], err);
+    if (s == WGF_OK) s = make_pipe(sim, WGF_KERNEL_EVOLVE_BREED, prelude, NULL, 0, &sim->evolve_pass[2], err);
     if (s == WGF_OK) s = make_buf(sim, "sim.sel", (uint64_t)pop * 16u, &sim->sel, err);
     if (s == WGF_OK) s = make_buf(sim, "sim.cand_idx", ncand * 4u, &sim->cand_idx, err);
     if (s == WGF_OK) s = make_buf(sim, "sim.cand_fit", ncand * 4u, &sim->cand_fit, err);
@@ -85,8 +88,7 @@ static enum wgf_status split_init(wgf_sim *sim, const char *prelude, struct wgf_
 
 enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
 {
-    const char *frags[1] = {"sim_rng"};
-    char       *prelude  = wgf__sim_compose(sim, frags, 1, err);
+    char *prelude = wgf__sim_compose(sim, NULL, 0, err);
     if (!prelude) return err ? err->status : WGF_ERR_INTERNAL;
     enum wgf_status s = wgf__sim_buffer(sim, "sim.ga", sizeof(struct ga_uniform), WGF_BUF_UNIFORM, &sim->ga, err);
     if (s != WGF_OK) {
@@ -105,7 +107,7 @@ enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
         return s;
     }
     sim->evolve_dispatches = 1;
-    s = make_pipe(sim, sim->cfg.evolve_wide ? "evolve_wide" : "evolve", prelude, NULL, 0, &sim->evolve, err);
+    s = make_pipe(sim, sim->cfg.evolve_wide ? WGF_KERNEL_EVOLVE_WIDE : WGF_KERNEL_EVOLVE, prelude, NULL, 0, &sim->evolve, err);
     free(prelude);
     for (int p = 0; p < 2 && s == WGF_OK; p++) {
         wgf_buffer *b[6] = {sim->params[!p], sim->ctl[!p], sim->params[p], sim->fitness, sim->ctl[p], sim->ga};

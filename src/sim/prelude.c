@@ -1,6 +1,8 @@
 /* wgfuse sim — the kernel-prelude composer: the const prelude every sim kernel shares
- * (population, policy and episode shapes, workgroup sizes), followed by the WGSL fragments a
- * kernel needs (sim_rng, the policy, the environment's step functions). */
+ * (population, policy and episode shapes, workgroup sizes), followed by the WGSL chosen at
+ * run time for a workload (the policy, the environment's functions). Fragments a kernel
+ * always needs (sim_rng, ga, episode_io, ...) are not composed here: the kernel file names
+ * them with //#include and they are appended at build time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,31 +35,28 @@ void wgf__sim_prelude(const wgf_sim *sim, char *buf, size_t cap)
              wgf__sim_lanes(p->n_hidden), WGF_SIM_WG / wgf__sim_lanes(p->n_hidden), WGF_SIM_TOP_WG);
 }
 
-/* prelude consts + the named fragments, in order, into a malloc'd string; the pseudo
- * fragment "sim_policy_gen" is sim_policy.wgsl generated straight-line for this policy's
- * shape (wgf__sim_policy_wgsl). */
-char *wgf__sim_compose(const wgf_sim *sim, const char *const *fragments, int n, struct wgf_err *err)
+/* prelude consts + the given run-time fragments, in order, into a malloc'd string; the
+ * pseudo fragment WGF__SIM_POLICY_GEN is sim_policy.wgsl generated straight-line for this
+ * policy's shape (wgf__sim_policy_wgsl). */
+char *wgf__sim_compose(const wgf_sim *sim, const enum wgf_kernel *fragments, int n, struct wgf_err *err)
 {
     char consts[WGF_SIM_PRELUDE_MAX];
     wgf__sim_prelude(sim, consts, sizeof consts);
-    size_t len = strlen(consts) + 1;
-    char  *gen = NULL;
+    size_t      len = strlen(consts) + 1;
+    char       *gen = NULL;
+    const char *src[4];
+    WGF_ASSERT(n >= 0 && n <= 4);
     for (int i = 0; i < n; i++) {
-        if (!strcmp(fragments[i], "sim_policy_gen")) {
+        if (fragments[i] == WGF__SIM_POLICY_GEN) {
             if (!gen && !(gen = wgf__sim_policy_wgsl(&sim->pol))) {
                 wgf_fail(err, WGF_ERR_NOMEM, "sim: generated policy code");
                 return NULL;
             }
-            len += strlen(gen) + 1;
-            continue;
+            src[i] = gen;
+        } else {
+            src[i] = wgf__kernel_wgsl(fragments[i]);
         }
-        const char *src = wgf_kernel_source(fragments[i]);
-        if (!src) {
-            free(gen);
-            wgf_fail(err, WGF_ERR_INTERNAL, "sim: kernel '%s' is not embedded", fragments[i]);
-            return NULL;
-        }
-        len += strlen(src) + 1;
+        len += strlen(src[i]) + 1;
     }
     char *out = malloc(len);
     if (!out) {
@@ -66,8 +65,7 @@ char *wgf__sim_compose(const wgf_sim *sim, const char *const *fragments, int n, 
         return NULL;
     }
     strcpy(out, consts);
-    for (int i = 0; i < n; i++)
-        strcat(strcat(out, strcmp(fragments[i], "sim_policy_gen") ? wgf_kernel_source(fragments[i]) : gen), "\n");
+    for (int i = 0; i < n; i++) strcat(strcat(out, src[i]), "\n");
     free(gen);
     return out;
 }

@@ -2,6 +2,7 @@
 #ifndef WGF_SIM_INTERNAL_H
 #define WGF_SIM_INTERNAL_H
 
+#include "kernels/ids.h"
 #include "wgfuse/gpu.h"
 #include "wgfuse/sim.h"
 
@@ -35,11 +36,11 @@ float wgf__mountaincar_step(float s[4], int action, bool *terminated);
 float wgf__sim_tanh(float x);
 
 /* policy_load + policy_forward for sim_policy.wgsl, straight-line for this shape (policy.c);
- * malloc'd, NULL when out of memory. wgf__sim_compose appends it after the fragment. */
+ * malloc'd, NULL when out of memory. wgf__sim_compose puts it where WGF__SIM_POLICY_GEN is. */
 char *wgf__sim_policy_wgsl(const struct wgf_sim_policy *p);
 
-/* WGSL role that holds a workload's environment functions (NULL: none). */
-const char *wgf__sim_env_kernel(enum wgf_sim_workload w);
+/* The kernel that holds a workload's environment functions (WGF_KERNEL_COUNT: none). */
+enum wgf_kernel wgf__sim_env_kernel(enum wgf_sim_workload w);
 
 /* ---- the GPU population (population.c builds it; strategies.c, evolve.c, es.c, sim_bench.c
  * record into it) ---------------------------------------------------------------------- */
@@ -96,8 +97,10 @@ enum wgf_status wgf__sim_bind_group(wgf_sim *sim, wgf_pipeline *p, wgf_buffer *c
 /* ---- kernel preludes (prelude.c) --------------------------------------------------------- */
 /* Render the const prelude shared by a workload's kernels into buf. */
 void wgf__sim_prelude(const wgf_sim *sim, char *buf, size_t cap);
-/* Prelude consts followed by the named WGSL fragments, malloc'd (caller frees); NULL on error. */
-char *wgf__sim_compose(const wgf_sim *sim, const char *const *fragments, int n, struct wgf_err *err);
+/* Prelude consts followed by up to 4 run-time fragments (kernels without an entry point, or
+ * WGF__SIM_POLICY_GEN), malloc'd (caller frees); NULL on error. */
+#define WGF__SIM_POLICY_GEN WGF_KERNEL_COUNT /* sim_policy.wgsl generated for the shape   */
+char *wgf__sim_compose(const wgf_sim *sim, const enum wgf_kernel *fragments, int n, struct wgf_err *err);
 
 /* ---- the episode (strategies.c) and the evolve step (evolve.c) -------------------------- */
 /* Reset and episode pipelines + bind groups for cfg.strategy. */

@@ -26,7 +26,7 @@ enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err)
     if (c->workload == WGF_SIM_RASTRIGIN) {
         char consts[WGF_SIM_PRELUDE_MAX];
         wgf__sim_prelude(sim, consts, sizeof consts);
-        struct wgf_pipeline_desc d = {.label = "rastrigin", .wgsl = wgf_kernel_source("rastrigin"), .prelude = consts};
+        struct wgf_pipeline_desc d = {.label = "rastrigin", .wgsl = wgf__kernel_wgsl(WGF_KERNEL_RASTRIGIN), .prelude = consts};
         if ((s = wgf_pipeline_get(sim->ctx, &d, &sim->step)) != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "rastrigin");
         sim->n_chunks    = 1;
         sim->step_groups = (uint32_t)c->pop;
@@ -51,24 +51,24 @@ enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err)
 
     bool        fin      = c->workload == WGF_SIM_FINSIM;
     /* classic control: the policy generated straight-line (src/sim/policy.c); finsim: looped */
-    const char *frags[3] = {"sim_rng", fin ? "sim_policy" : "sim_policy_gen", wgf__sim_env_kernel(c->workload)};
-    char       *prelude  = wgf__sim_compose(sim, frags, fin ? 2 : 3, err);
+    const enum wgf_kernel frags[2] = {fin ? WGF_KERNEL_SIM_POLICY : WGF__SIM_POLICY_GEN, wgf__sim_env_kernel(c->workload)};
+    char       *prelude  = wgf__sim_compose(sim, frags, fin ? 1 : 2, err);
     if (!prelude) return err ? err->status : WGF_ERR_NOMEM;
-    const char *src = wgf_kernel_source(fin ? "finsim" : "sim_episode");
+    const char *src = wgf__kernel_wgsl(fin ? WGF_KERNEL_FINSIM : WGF_KERNEL_SIM_EPISODE);
     struct wgf_constant reset_k[2] = {{"MODE", 0}, {"CHUNK", 1}};
     struct wgf_constant step_k[2]  = {{"MODE", 1}, {"CHUNK", chunk}};
     struct wgf_pipeline_desc rd = {.label = reset_label, .wgsl = src, .prelude = prelude, .constants = reset_k, .n_constants = 2};
     struct wgf_pipeline_desc sd = {.label = label, .wgsl = src, .prelude = prelude, .constants = step_k, .n_constants = 2};
     /* fused-wide: its own step kernel (no MODE: reset stays sim_episode's), no policy fragment */
-    const char *wide_frags[2] = {"sim_rng", wgf__sim_env_kernel(c->workload)};
-    char       *wide_prelude  = wide ? wgf__sim_compose(sim, wide_frags, 2, err) : NULL;
+    const enum wgf_kernel wide_frags[1] = {wgf__sim_env_kernel(c->workload)};
+    char       *wide_prelude  = wide ? wgf__sim_compose(sim, wide_frags, 1, err) : NULL;
     struct wgf_constant wide_k[1] = {{"CHUNK", chunk}};
     if (wide) {
         if (!wide_prelude) {
             free(prelude);
             return err ? err->status : WGF_ERR_NOMEM;
         }
-        sd.wgsl = wgf_kernel_source("sim_episode_wide"), sd.prelude = wide_prelude;
+        sd.wgsl = wgf__kernel_wgsl(WGF_KERNEL_SIM_EPISODE_WIDE), sd.prelude = wide_prelude;
         sd.constants = wide_k, sd.n_constants = 1;
     }
     s = wgf_pipeline_get(sim->ctx, &rd, &sim->reset);

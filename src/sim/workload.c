@@ -67,13 +67,13 @@ enum wgf_status wgf_sim_strategy_parse(const char *s, enum wgf_sim_strategy *out
     return wgf_fail(err, WGF_ERR_ARG, "sim: unknown strategy '%s' (fused, fused-wide, chunked:K, per-step)", s);
 }
 
-const char *wgf__sim_env_kernel(enum wgf_sim_workload w)
+enum wgf_kernel wgf__sim_env_kernel(enum wgf_sim_workload w)
 {
     switch (w) {
-    case WGF_SIM_CARTPOLE: return "cartpole";
-    case WGF_SIM_ACROBOT: return "acrobot";
-    case WGF_SIM_MOUNTAINCAR: return "mountaincar";
-    default: return NULL;
+    case WGF_SIM_CARTPOLE: return WGF_KERNEL_CARTPOLE;
+    case WGF_SIM_ACROBOT: return WGF_KERNEL_ACROBOT;
+    case WGF_SIM_MOUNTAINCAR: return WGF_KERNEL_MOUNTAINCAR;
+    default: return WGF_KERNEL_COUNT;
     }
 }
 

@@ -18,12 +18,12 @@
 //           2 state_in  (POP, STRIDE) f32 r    3 params  (POP, N_PARAMS) f32 r
 //           4 ctl       (4) u32 r (unused here; bound for the shared layout)
 // Injected: prelude consts POP N_PARAMS N_IN N_HID N_OUT N_OBS N_ACT N_FB MAX_STEPS STRIDE WG
-//           LANES GPW + fragments sim_rng and the env (sim_policy is not used); override CHUNK.
+//           LANES GPW + the run-time fragment of the env (sim_policy is not used); fragments
+//           episode_io, episode_act, sim_rng; override CHUNK.
+//#include "sim/episode_io.inc.wgsl"
+//#include "sim/episode_act.inc.wgsl"
+//#include "sim/sim_rng.inc.wgsl"
 
-@group(0) @binding(0) var<storage, read_write> state_out : array<f32>; // (POP, STRIDE)
-@group(0) @binding(1) var<storage, read_write> fitness   : array<f32>; // (POP)
-@group(0) @binding(2) var<storage, read>       state_in  : array<f32>; // (POP, STRIDE)
-@group(0) @binding(3) var<storage, read>       params    : array<f32>; // (POP, N_PARAMS)
 @group(0) @binding(4) var<storage, read>       ctl       : array<u32>; // (4)
 
 override CHUNK: u32 = 1u;
@@ -50,9 +50,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     for (var i = 0u; i < N_FB; i++) {
         inp[N_OBS + i] = state_in[base + 4u + i];
     }
-    var ret = state_in[base + 8u];
-    var t = u32(state_in[base + 9u]);
-    var done = state_in[base + 10u] != 0.0 || !valid;
+    var ep = episode_load(base, 8u);
+    ep.done = ep.done || !valid;
 
     // this lane's hidden row (W1 row + b1) and every output row (W2, b2)
     let pbase = gs * N_PARAMS;
@@ -75,7 +74,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         if (workgroupUniformLoad(&any_live) == 0u) {
             break;
         }
-        let alive = !done && t < MAX_STEPS;
+        let alive = episode_running(ep);
         if (alive) {
             env_obs(&s, &inp);
             if (lane < N_HID) {
@@ -96,26 +95,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 }
                 out[o] = acc;
             }
-            // argmax, first index on ties; tracks the best value so `out` is never
-            // indexed by a data-dependent value (that would force it into local memory)
-            var a = 0u;
-            var best = out[0];
-            for (var i = 1u; i < N_ACT; i++) {
-                if (out[i] > best) {
-                    a = i;
-                    best = out[i];
-                }
-            }
-            for (var i = 0u; i < N_FB; i++) {
-                inp[N_OBS + i] = sim_tanh(out[N_ACT + i]);
-            }
-            let r = env_step(&s, a);
-            ret = ret + r.x;
-            t = t + 1u;
-            done = r.y != 0.0;
+            let r = episode_act(&s, &inp, &out); // argmax, feedback, env_step
+            ep.ret = ep.ret + r.x;
+            ep.t = ep.t + 1u;
+            ep.done = r.y != 0.0;
         }
         if (lane == 0u) {
-            live[slot] = select(0u, 1u, !done && t < MAX_STEPS);
+            live[slot] = select(0u, 1u, episode_running(ep));
         }
         workgroupBarrier();
         if (lid == 0u) {
@@ -134,9 +120,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         for (var i = 0u; i < 4u; i++) {
             state_out[base + 4u + i] = select(0.0, inp[min(N_OBS + i, N_IN - 1u)], i < N_FB);
         }
-        state_out[base + 8u] = ret;
-        state_out[base + 9u] = f32(t);
-        state_out[base + 10u] = select(0.0, 1.0, done);
-        fitness[g] = ret;
+        episode_store(g, base, 8u, ep);
     }
 }

@@ -9,7 +9,7 @@
 //           (seed, gen, i) prefix, so sim_draw(sim_stream(seed, gen, i), j) ==
 //           sim_rand(seed, gen, i, j) bit for bit: a kernel that draws many j for one i
 //           hashes the prefix once.
-// Fuses:    nothing; composed into the prelude of sim_episode, evolve, es.
+// Fuses:    nothing; appended (//#include) to the episode, evolve and es kernels.
 // Mapping:  none (functions only).
 // Bindings: none.
 // Injected: nothing; TAG_* below must equal WGF_SIM_TAG_* in include/wgfuse/sim.h.

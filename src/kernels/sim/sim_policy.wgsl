@@ -7,7 +7,8 @@
 // Mapping:  one thread = one genome; policy_load copies its N_PARAMS floats from the
 //           params buffer (POP, N_PARAMS) into private memory once per dispatch.
 // Bindings: uses `params` (binding 3 of the including kernel).
-// Injected: N_IN, N_HID, N_OUT, N_PARAMS from the prelude (src/sim/strategies.c).
+// Injected: N_IN, N_HID, N_OUT, N_PARAMS from the prelude (src/sim/prelude.c); composed into
+//           finsim's prelude at run time (classic control uses a straight-line copy, policy.c).
 // Layout:   W1 (N_HID, N_IN) | b1 (N_HID) | W2 (N_OUT, N_HID) | b2 (N_OUT).
 
 var<private> w: array<f32, N_PARAMS>;

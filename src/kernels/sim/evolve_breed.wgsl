@@ -17,14 +17,10 @@
 //           2 params_in (POP, N_PARAMS) f32 r     3 sel (POP) vec4<u32> r: A, B, stream
 //           4 elite (elites) u32 r                5 ctl_in (4) u32 r: generation, seed
 //           6 ga uniform: elites, tournament, mut_rate, mut_sigma
-// Injected: prelude consts POP, N_PARAMS, WG + fragment sim_rng.
-
-struct Ga {
-    elites: u32,
-    tournament: u32,
-    mut_rate: f32,
-    mut_sigma: f32,
-}
+// Injected: prelude consts POP, N_PARAMS, WG; fragments ga, sim_rng, generation.
+//#include "sim/ga.inc.wgsl"
+//#include "sim/sim_rng.inc.wgsl"
+//#include "sim/generation.inc.wgsl"
 
 @group(0) @binding(0) var<storage, read_write> params_out : array<f32>; // (POP, N_PARAMS)
 @group(0) @binding(1) var<storage, read_write> ctl_out    : array<u32>; // (4)
@@ -44,10 +40,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let gen = ctl_in[0];
     let seed = ctl_in[1];
     if (c == 0u && l == 0u) {
-        ctl_out[0] = gen + 1u;
-        ctl_out[1] = seed;
-        ctl_out[2] = 0u;
-        ctl_out[3] = 0u;
+        generation_advance(gen, seed);
     }
     let out = c * N_PARAMS;
     if (c < ga.elites) {

@@ -13,14 +13,13 @@
 //           4 ctl       (4) u32 r: generation, seed
 // Record:   [0,4) env state | [4,8) fed-back outputs | 8 return | 9 t | 10 done (f32).
 // Injected: prelude consts POP N_PARAMS N_IN N_HID N_OUT N_OBS N_ACT N_FB FB_CAP MAX_STEPS
-//           STRIDE WG + fragments sim_rng, sim_policy_gen (sim_policy.wgsl generated
+//           STRIDE WG + the run-time fragments sim_policy_gen (sim_policy.wgsl generated
 //           straight-line for the shape, src/sim/policy.c) and the env (cartpole, acrobot,
-//           mountaincar); overrides MODE, CHUNK.
+//           mountaincar); fragments episode_io, episode_act, sim_rng; overrides MODE, CHUNK.
+//#include "sim/episode_io.inc.wgsl"
+//#include "sim/episode_act.inc.wgsl"
+//#include "sim/sim_rng.inc.wgsl"
 
-@group(0) @binding(0) var<storage, read_write> state_out : array<f32>; // (POP, STRIDE)
-@group(0) @binding(1) var<storage, read_write> fitness   : array<f32>; // (POP)
-@group(0) @binding(2) var<storage, read>       state_in  : array<f32>; // (POP, STRIDE)
-@group(0) @binding(3) var<storage, read>       params    : array<f32>; // (POP, N_PARAMS)
 @group(0) @binding(4) var<storage, read>       ctl       : array<u32>; // (4) generation, seed
 
 override MODE: u32 = 1u;
@@ -57,36 +56,21 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var i = 0u; i < N_FB; i++) {
         inp[N_OBS + i] = state_in[base + 4u + i];
     }
-    var ret = state_in[base + 8u];
-    var t = u32(state_in[base + 9u]);
-    var done = state_in[base + 10u] != 0.0;
+    var ep = episode_load(base, 8u);
 
-    if (!done && t < MAX_STEPS) {
+    if (episode_running(ep)) {
         policy_load(g);
         for (var k = 0u; k < CHUNK; k++) {
-            if (done || t >= MAX_STEPS) {
+            if (!episode_running(ep)) {
                 break;
             }
             env_obs(&s, &inp);
             var out: array<f32, N_OUT>;
             policy_forward(&inp, &out);
-            // argmax, first index on ties; tracks the best value so `out` is never
-            // indexed by a data-dependent value (that would force it into local memory)
-            var a = 0u;
-            var best = out[0];
-            for (var i = 1u; i < N_ACT; i++) {
-                if (out[i] > best) {
-                    a = i;
-                    best = out[i];
-                }
-            }
-            for (var i = 0u; i < N_FB; i++) {
-                inp[N_OBS + i] = sim_tanh(out[N_ACT + i]);
-            }
-            let r = env_step(&s, a);
-            ret = ret + r.x;
-            t = t + 1u;
-            done = r.y != 0.0;
+            let r = episode_act(&s, &inp, &out); // argmax, feedback, env_step
+            ep.ret = ep.ret + r.x;
+            ep.t = ep.t + 1u;
+            ep.done = r.y != 0.0;
         }
     }
 
@@ -98,8 +82,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     state_out[base + 5u] = select(0.0, inp[min(N_OBS + 1u, N_IN - 1u)], 1u < N_FB);
     state_out[base + 6u] = select(0.0, inp[min(N_OBS + 2u, N_IN - 1u)], 2u < N_FB);
     state_out[base + 7u] = select(0.0, inp[min(N_OBS + 3u, N_IN - 1u)], 3u < N_FB);
-    state_out[base + 8u] = ret;
-    state_out[base + 9u] = f32(t);
-    state_out[base + 10u] = select(0.0, 1.0, done);
-    fitness[g] = ret;
+    episode_store(g, base, 8u, ep);
 }

@@ -15,7 +15,11 @@
 //           2 theta (N_PARAMS) f32 rw   3 adam_m (N_PARAMS) f32 rw   4 adam_v (N_PARAMS) f32 rw
 //           5 ctl_out (4) u32 rw        6 fitness (POP) f32 r        7 ctl_in (4) u32 r
 //           8 es uniform: sigma, lr, beta1, beta2, eps, weight_decay
-// Injected: prelude consts POP, N_PARAMS, WG + fragment sim_rng; override MODE.
+// Injected: prelude consts POP, N_PARAMS, WG; fragments fitness, sim_rng, generation; override
+//           MODE.
+//#include "sim/fitness.inc.wgsl"
+//#include "sim/sim_rng.inc.wgsl"
+//#include "sim/generation.inc.wgsl"
 
 struct Es {
     sigma: f32,
@@ -39,14 +43,6 @@ struct Es {
 @group(0) @binding(8) var<uniform>             es         : Es;
 
 override MODE: u32 = 0u;
-
-fn fit(i: u32) -> f32 {
-    let f = fitness[i];
-    if ((bitcast<u32>(f) & 0x7fffffffu) > 0x7f800000u) {
-        return -3.0e38;
-    }
-    return f;
-}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -77,10 +73,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         ranks[i] = f32(rank) / f32(POP - 1u) - 0.5;
     } else {
         if (i == 0u) {
-            ctl_out[0] = gen + 1u;
-            ctl_out[1] = seed;
-            ctl_out[2] = 0u;
-            ctl_out[3] = 0u;
+            generation_advance(gen, seed);
         }
         if (i >= N_PARAMS) {
             return;

@@ -14,13 +14,11 @@
 //           2 state_in  (POP, STRIDE) f32 r    3 params  (POP, N_PARAMS) f32 r
 //           4 returns   (MAX_STEPS, 16) f32 r  5 signals (MAX_STEPS, 36) f32 r
 // Record:   [0,16) exposures | [16,48) feedback (asset, 2) | 48 log equity | 49 t | 50 done.
-// Injected: prelude consts POP N_PARAMS N_IN N_HID N_OUT MAX_STEPS STRIDE WG + fragments
-//           sim_rng, sim_policy; overrides MODE, CHUNK.
+// Injected: prelude consts POP N_PARAMS N_IN N_HID N_OUT MAX_STEPS STRIDE WG + the run-time
+//           fragment sim_policy; fragments episode_io, sim_rng; overrides MODE, CHUNK.
+//#include "sim/episode_io.inc.wgsl"
+//#include "sim/sim_rng.inc.wgsl"
 
-@group(0) @binding(0) var<storage, read_write> state_out : array<f32>; // (POP, STRIDE)
-@group(0) @binding(1) var<storage, read_write> fitness   : array<f32>; // (POP)
-@group(0) @binding(2) var<storage, read>       state_in  : array<f32>; // (POP, STRIDE)
-@group(0) @binding(3) var<storage, read>       params    : array<f32>; // (POP, N_PARAMS)
 @group(0) @binding(4) var<storage, read>       returns   : array<f32>; // (MAX_STEPS, 16)
 @group(0) @binding(5) var<storage, read>       signals   : array<f32>; // (MAX_STEPS, 36)
 
@@ -56,17 +54,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var i = 0u; i < 32u; i++) {
         fb[i] = state_in[base + 16u + i];
     }
-    var logeq = state_in[base + 48u];
-    var t = u32(state_in[base + 49u]);
-    var done = state_in[base + 50u] != 0.0;
+    var ep = episode_load(base, 48u); // ep.ret: log equity
 
-    if (!done && t < MAX_STEPS) {
+    if (episode_running(ep)) {
         policy_load(g);
         for (var k = 0u; k < CHUNK; k++) {
-            if (done || t >= MAX_STEPS) {
+            if (!episode_running(ep)) {
                 break;
             }
-            let sg = t * SIGNALS;
+            let sg = ep.t * SIGNALS;
             var pnl = 0.0;
             var turnover = 0.0;
             var inp: array<f32, N_IN>;
@@ -89,15 +85,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
                 }
                 fb[2u * a] = sim_tanh(out[4]);
                 fb[2u * a + 1u] = sim_tanh(out[5]);
-                pnl = pnl + e[a] * returns[t * ASSETS + a];
+                pnl = pnl + e[a] * returns[ep.t * ASSETS + a];
             }
             let growth = 1.0 + pnl - COST * turnover;
-            t = t + 1u;
+            ep.t = ep.t + 1u;
             if (growth <= RUIN) {
-                logeq = logeq + log(RUIN);
-                done = true;
+                ep.ret = ep.ret + log(RUIN);
+                ep.done = true;
             } else {
-                logeq = logeq + log(growth);
+                ep.ret = ep.ret + log(growth);
             }
         }
     }
@@ -107,8 +103,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var i = 0u; i < 32u; i++) {
         state_out[base + 16u + i] = fb[i];
     }
-    state_out[base + 48u] = logeq;
-    state_out[base + 49u] = f32(t);
-    state_out[base + 50u] = select(0.0, 1.0, done);
-    fitness[g] = logeq;
+    episode_store(g, base, 48u, ep);
 }

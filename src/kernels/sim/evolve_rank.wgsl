@@ -14,14 +14,8 @@
 // Mapping:  one thread per candidate slot i < NB * CE, TOP_WG threads per workgroup.
 // Bindings: 0 elite (elites) u32 rw   1 cand_idx (NB, CE) u32 r   2 cand_fit (NB, CE) f32 r
 //           3 ga uniform: elites, tournament, mut_rate, mut_sigma
-// Injected: prelude const TOP_WG; overrides CE, NB.
-
-struct Ga {
-    elites: u32,
-    tournament: u32,
-    mut_rate: f32,
-    mut_sigma: f32,
-}
+// Injected: prelude const TOP_WG; fragment ga; overrides CE, NB.
+//#include "sim/ga.inc.wgsl"
 
 @group(0) @binding(0) var<storage, read_write> elite    : array<u32>; // (elites)
 @group(0) @binding(1) var<storage, read>       cand_idx : array<u32>; // (NB, CE)
@@ -32,10 +26,6 @@ override CE: u32 = 1u; // candidates per block
 override NB: u32 = 1u; // blocks (lists)
 
 const NONE: u32 = 0xFFFFFFFFu;
-
-fn better(a: u32, fa: f32, b: u32, fb: f32) -> bool {
-    return fa > fb || (fa == fb && a < b);
-}
 
 @compute @workgroup_size(TOP_WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {

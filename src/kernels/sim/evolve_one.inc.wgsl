@@ -1,27 +1,24 @@
-// evolve_wide — one GA generation, one workgroup per genome: the variant of evolve.wgsl for
-// long genomes (Rastrigin's 2,000 dimensions), where one thread per genome reads and writes
-// its 8 KB rows with a 8 KB stride between neighbouring threads.
+// evolve_one — one GA generation in one dispatch, shared by evolve.wgsl (a thread per genome)
+// and evolve_wide.wgsl (a workgroup per genome): their bindings and the whole per-genome step
+// (a fragment; each kernel's main only maps threads to (genome, lane)).
 //
-// Role:     params_out = next generation of params_in, given fitness (higher is better).
-// Math:     exactly evolve.wgsl's (same ranks, tournaments, coins and normals from the same
-//           sim_rand counters), so both variants give bitwise-identical populations.
-// Fuses:    ranking + selection + crossover + mutation + the generation counter advance.
-// Mapping:  workgroup g (WG lanes) owns genome g: every lane computes the same rank and the
-//           same two tournaments (uniform loads, broadcast), then lane l handles parameters
-//           k = l, l + WG, ... so each warp's reads and writes of a row are coalesced.
-//           POP workgroups (POP <= 65535).
+// Role:     evolve_genome(g, lane, lanes): the genome g's part of params_out, its parameters
+//           k = lane, lane + lanes, ... (lanes = 1: all of them).
+// Math:     rank(g) = #{j : better(j, g)}, stopping once `elites` are seen; rank < elites ->
+//           slot rank gets genome g unchanged; every slot c >= elites: parents A, B = best of
+//           `tournament` uniform draws each (draws t = 0..T-1 and T..2T-1); child[k] = A[k]
+//           or B[k] by a fair coin; with probability mut_rate child[k] += mut_sigma N(0,1).
+//           Randomness: sim_rand(seed, generation, c, tag|k), so any lane split gives the
+//           same bits. Genome 0's lane 0 advances the counter: ctl_out = (gen + 1, seed, 0, 0).
 // Bindings: 0 params_out (POP, N_PARAMS) f32 rw   1 ctl_out (4) u32 rw
 //           2 params_in  (POP, N_PARAMS) f32 r    3 fitness (POP) f32 r
 //           4 ctl_in     (4) u32 r: generation, seed
 //           5 ga         uniform: elites, tournament, mut_rate, mut_sigma
-// Injected: prelude consts POP, N_PARAMS, WG + fragment sim_rng.
-
-struct Ga {
-    elites: u32,
-    tournament: u32,
-    mut_rate: f32,
-    mut_sigma: f32,
-}
+// Injected: prelude consts POP, N_PARAMS.
+//#include "sim/ga.inc.wgsl"
+//#include "sim/fitness.inc.wgsl"
+//#include "sim/sim_rng.inc.wgsl"
+//#include "sim/generation.inc.wgsl"
 
 @group(0) @binding(0) var<storage, read_write> params_out : array<f32>; // (POP, N_PARAMS)
 @group(0) @binding(1) var<storage, read_write> ctl_out    : array<u32>; // (4)
@@ -29,18 +26,6 @@ struct Ga {
 @group(0) @binding(3) var<storage, read>       fitness    : array<f32>; // (POP)
 @group(0) @binding(4) var<storage, read>       ctl_in     : array<u32>; // (4)
 @group(0) @binding(5) var<uniform>             ga         : Ga;
-
-fn fit(i: u32) -> f32 {
-    let f = fitness[i];
-    if ((bitcast<u32>(f) & 0x7fffffffu) > 0x7f800000u) {
-        return -3.0e38;
-    }
-    return f;
-}
-
-fn better(a: u32, fa: f32, b: u32, fb: f32) -> bool {
-    return fa > fb || (fa == fb && a < b);
-}
 
 fn tournament(seed: u32, gen: u32, c: u32, first: u32) -> u32 {
     var best = sim_rand(seed, gen, c, sim_j(TAG_TOURNAMENT, first)) % POP;
@@ -56,19 +41,11 @@ fn tournament(seed: u32, gen: u32, c: u32, first: u32) -> u32 {
     return best;
 }
 
-@compute @workgroup_size(WG)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) l: u32) {
-    let g = wid.x;
-    if (g >= POP) {
-        return;
-    }
+fn evolve_genome(g: u32, lane: u32, lanes: u32) {
     let gen = ctl_in[0];
     let seed = ctl_in[1];
-    if (g == 0u && l == 0u) {
-        ctl_out[0] = gen + 1u;
-        ctl_out[1] = seed;
-        ctl_out[2] = 0u;
-        ctl_out[3] = 0u;
+    if (g == 0u && lane == 0u) {
+        generation_advance(gen, seed);
     }
 
     let fg = fit(g);
@@ -79,7 +56,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
     }
     if (rank < ga.elites) {
-        for (var k = l; k < N_PARAMS; k += WG) {
+        for (var k = lane; k < N_PARAMS; k += lanes) {
             params_out[rank * N_PARAMS + k] = params_in[g * N_PARAMS + k];
         }
     }
@@ -90,7 +67,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let pa = tournament(seed, gen, g, 0u) * N_PARAMS;
     let pb = tournament(seed, gen, g, ga.tournament) * N_PARAMS;
     let out = g * N_PARAMS;
-    for (var k = l; k < N_PARAMS; k += WG) {
+    for (var k = lane; k < N_PARAMS; k += lanes) {
         let coin = sim_rand(seed, gen, g, sim_j(TAG_CROSSOVER, k)) & 1u;
         var v = select(params_in[pa + k], params_in[pb + k], coin == 1u);
         if (sim_u01(sim_rand(seed, gen, g, sim_j(TAG_MUTATE, k))) < ga.mut_rate) {

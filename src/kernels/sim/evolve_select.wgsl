@@ -21,14 +21,10 @@
 // Bindings: 0 sel (POP) vec4<u32> rw   1 cand_idx (NB, CE) u32 rw   2 cand_fit (NB, CE) f32 rw
 //           3 fitness (POP) f32 r   4 ctl_in (4) u32 r: generation, seed
 //           5 ga uniform: elites, tournament, mut_rate, mut_sigma
-// Injected: prelude consts POP, TOP_WG + fragment sim_rng; override CE.
-
-struct Ga {
-    elites: u32,
-    tournament: u32,
-    mut_rate: f32,
-    mut_sigma: f32,
-}
+// Injected: prelude consts POP, TOP_WG; fragments ga, fitness, sim_rng; override CE.
+//#include "sim/ga.inc.wgsl"
+//#include "sim/fitness.inc.wgsl"
+//#include "sim/sim_rng.inc.wgsl"
 
 @group(0) @binding(0) var<storage, read_write> sel      : array<vec4<u32>>; // (POP)
 @group(0) @binding(1) var<storage, read_write> cand_idx : array<u32>; // (NB, CE)
@@ -42,19 +38,6 @@ override CE: u32 = 1u; // candidates per block: min(elites, TOP_WG)
 const NONE: u32 = 0xFFFFFFFFu;
 
 var<workgroup> sf : array<f32, TOP_WG>;
-
-// NaN-safe fitness (a bit test: compilers may fold x != x away).
-fn fit(i: u32) -> f32 {
-    let f = fitness[i];
-    if ((bitcast<u32>(f) & 0x7fffffffu) > 0x7f800000u) {
-        return -3.0e38;
-    }
-    return f;
-}
-
-fn better(a: u32, fa: f32, b: u32, fb: f32) -> bool {
-    return fa > fb || (fa == fb && a < b);
-}
 
 // Both tournaments of a child, interleaved (two independent load chains in flight); each
 // keeps its own draw order t = 0..T-1, so the winners are evolve.wgsl's.
