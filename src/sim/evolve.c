@@ -5,7 +5,7 @@
  * crossed-over, gaussian-mutated child; the generation counter advances on the GPU
  * (ctl[!p] = ctl[p] + 1), so generations chain without host writes.
  *
- * cfg.evolve_wide 2 (the default on GPUs): the split evolve, three small passes in one
+ * cfg.evolve SPLIT (the default on GPUs): the split evolve, three small passes in one
  * compute pass:
  *   evolve_select  a thread per genome: its two tournaments and RNG stream -> sel; per
  *                  block of TOP_WG genomes, the block's best min(elites, TOP_WG) in order
@@ -20,7 +20,7 @@
  * 4-byte load and compare per step, on 64 workgroups: a latency chain of POP (x elites/rank)
  * steps that dominated a generation on a GPU (H200, 4,096 x 114, 64 elites: 0.38 ms). The
  * split passes give the same bits (tests/sim/test_sim_evolve.c); the one-dispatch kernels
- * (cfg.evolve_wide 0 / 1) stay as references and as the default on CPU adapters, where
+ * (cfg.evolve THREAD / WIDE) stay as references and as the default on CPU adapters, where
  * there is no latency to hide (strategies.c). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,13 +101,13 @@ enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
         free(prelude);
         return wgf__sim_gpu_fail(sim, err, s, "sim.ga");
     }
-    if (sim->cfg.evolve_wide == 2) {
+    if (sim->cfg.evolve == WGF_SIM_EVOLVE_SPLIT) {
         s = split_init(sim, prelude, err);
         free(prelude);
         return s;
     }
     sim->evolve_dispatches = 1;
-    s = make_pipe(sim, sim->cfg.evolve_wide ? WGF_KERNEL_EVOLVE_WIDE : WGF_KERNEL_EVOLVE, prelude, NULL, 0, &sim->evolve, err);
+    s = make_pipe(sim, sim->cfg.evolve == WGF_SIM_EVOLVE_WIDE ? WGF_KERNEL_EVOLVE_WIDE : WGF_KERNEL_EVOLVE, prelude, NULL, 0, &sim->evolve, err);
     free(prelude);
     for (int p = 0; p < 2 && s == WGF_OK; p++) {
         wgf_buffer *b[6] = {sim->params[!p], sim->ctl[!p], sim->params[p], sim->fitness, sim->ctl[p], sim->ga};
@@ -122,7 +122,8 @@ enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf
     enum wgf_status s;
     wgf_pipeline   *fail = sim->evolve;
     if (sim->evolve) {
-        uint32_t nx = sim->cfg.evolve_wide ? (uint32_t)sim->cfg.pop : (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
+        uint32_t nx = sim->cfg.evolve == WGF_SIM_EVOLVE_WIDE ? (uint32_t)sim->cfg.pop
+                                                             : (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
         s = wgf_recorder_dispatch(r, sim->evolve, sim->evolve_bg[p], nx, 1, 1);
     } else {
         uint32_t pop = (uint32_t)sim->cfg.pop, nx = pop < 65535u ? pop : 65535u, ny = (pop + nx - 1) / nx;

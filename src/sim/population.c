@@ -27,7 +27,7 @@ struct wgf_sim_config wgf_sim_config_default(enum wgf_sim_workload w)
     c.ga.tournament = 4;
     c.ga.mut_rate   = 0.1f;
     c.ga.mut_sigma  = 0.2f;
-    c.evolve_wide   = -1;
+    c.evolve        = WGF_SIM_EVOLVE_AUTO;
     if (w == WGF_SIM_RASTRIGIN) c.pop = 4096, c.ga.mut_rate = 0.01f, c.ga.mut_sigma = 0.1f;
     if (w == WGF_SIM_FINSIM) c.pop = 10000, c.init_sigma = 0.5f, c.ga.mut_sigma = 0.05f;
     return c;
@@ -72,10 +72,10 @@ static enum wgf_status check_config(wgf_ctx *ctx, struct wgf_sim_config *c, stru
         return wgf_fail(err, WGF_ERR_ARG, "sim: %d fed-back outputs (0..4; finsim: 2)", c->n_feedback);
     if (c->workload == WGF_SIM_FINSIM && c->hidden != 16)
         return wgf_fail(err, WGF_ERR_ARG, "sim: finsim's policy is 8-16-6 (hidden %d given)", c->hidden);
-    if (c->evolve_wide < -1 || c->evolve_wide > 2)
-        return wgf_fail(err, WGF_ERR_ARG, "sim: evolve_wide %d (-1 auto, 0 thread, 1 wide, 2 split)", c->evolve_wide);
-    if (c->evolve_wide == 1 && c->pop > 65535)
-        return wgf_fail(err, WGF_ERR_ARG, "sim: evolve_wide needs a population <= 65535 (one workgroup each)");
+    if (c->evolve < WGF_SIM_EVOLVE_AUTO || c->evolve > WGF_SIM_EVOLVE_SPLIT)
+        return wgf_fail(err, WGF_ERR_ARG, "sim: evolve %d (-1 auto, 0 thread, 1 wide, 2 split)", (int)c->evolve);
+    if (c->evolve == WGF_SIM_EVOLVE_WIDE && c->pop > 65535)
+        return wgf_fail(err, WGF_ERR_ARG, "sim: evolve wide needs a population <= 65535 (one workgroup each)");
     if (c->workload == WGF_SIM_RASTRIGIN && (c->dim < 1 || c->dim > 1000000))
         return wgf_fail(err, WGF_ERR_ARG, "sim: Rastrigin dimension %d out of range", c->dim);
     if (c->strategy == WGF_SIM_CHUNKED && c->chunk < 1) return wgf_fail(err, WGF_ERR_ARG, "sim: chunk %d < 1", c->chunk);
@@ -111,10 +111,12 @@ enum wgf_status wgf_sim_create(wgf_ctx *ctx, const struct wgf_sim_config *cfg, w
      * latency chain; on a CPU adapter (lavapipe) there is no latency to hide and the split's
      * extra passes and 4,096-workgroup breed cost more than they save, so the one-dispatch
      * kernels (wide from 512 parameters) stay. */
-    if (c.evolve_wide < 0) {
+    if (c.evolve == WGF_SIM_EVOLVE_AUTO) {
         const struct wgf_adapter_desc *ad = wgf_ctx_adapter(ctx);
         bool cpu = ad && !strcmp(ad->type, "cpu");
-        c.evolve_wide = !cpu ? 2 : sim->n_params >= 512 && c.pop <= 65535 ? 1 : 0;
+        c.evolve = !cpu                                     ? WGF_SIM_EVOLVE_SPLIT
+                   : sim->n_params >= 512 && c.pop <= 65535 ? WGF_SIM_EVOLVE_WIDE
+                                                            : WGF_SIM_EVOLVE_THREAD;
     }
     sim->cfg = c;
     uint64_t pop = (uint64_t)c.pop, params_bytes = pop * (uint64_t)sim->n_params * 4u;

@@ -71,8 +71,8 @@ struct wgf_sim {
 
     wgf_pipeline   *reset;           /* episode kernel, MODE 0                            */
     wgf_pipeline   *step;            /* episode kernel, MODE 1, CHUNK steps per dispatch  */
-    wgf_pipeline   *evolve;          /* legacy one-dispatch evolve (cfg.evolve_wide 0/1)  */
-    wgf_pipeline   *evolve_pass[3];  /* split evolve: select, rank, breed (evolve_wide -1) */
+    wgf_pipeline   *evolve;          /* one-dispatch evolve (cfg.evolve THREAD or WIDE)    */
+    wgf_pipeline   *evolve_pass[3];  /* split evolve: select, rank, breed (cfg.evolve SPLIT) */
     wgf_bind_group *reset_bg[2];     /* [params parity]                                   */
     wgf_bind_group *step_bg[2][2];   /* [params parity][state_buf index read]             */
     wgf_bind_group *evolve_bg[2];    /* legacy evolve [params parity]                     */
