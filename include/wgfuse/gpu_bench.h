@@ -5,6 +5,10 @@
 
 #include "wgfuse/gpu.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define WGF_OVERHEAD_MAX_REPS 64
 
 struct wgf_overhead_result {
@@ -33,4 +37,7 @@ struct wgf_call_breakdown {
 /* Fill *out over `reps` repetitions of one tiny dispatch (`wgfuse bench dispatch` reports it). */
 enum wgf_status wgf_gpu_bench_call_breakdown(wgf_ctx *ctx, int reps, struct wgf_call_breakdown *out);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
