@@ -10,7 +10,7 @@
 #
 # Entry point: `wgfuse llm load-check -m PATH` (CLI, owned by the llm-run part; contract:
 # load, touch every weight, free, exit 0). Until that subcommand exists the script builds
-# a 30-line helper against the static library instead (same three calls).
+# a 30-line helper against the static libraries instead (same three calls).
 #
 # Usage: bench/llm_load_rss.sh [BUILD_DIR]   (default build-llmfiles; needs a
 # non-sanitizer build: ASan's shadow memory would dominate the RSS)
@@ -24,7 +24,7 @@ HELPER=$WORK/llm_load_rss_helper
 cat > "$WORK/helper.c" <<'C'
 #include <stdio.h>
 #include <string.h>
-#include "llm/test_model.h"
+#include "wgfuse/llm_test_model.h"
 #include "wgfuse/llm.h"
 int main(int argc, char **argv)
 {
@@ -51,8 +51,9 @@ int main(int argc, char **argv)
     return 2;
 }
 C
-cc -O2 -std=c11 -D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/src" "$WORK/helper.c" "$BUILD/libwgfuse_core.a" \
-   $(pkg-config --libs jansson libpcre2-8) -lm -lpthread -ldl -o "$HELPER"
+cc -O2 -std=c11 -D_GNU_SOURCE -I"$ROOT/include" "$WORK/helper.c" \
+   "$BUILD/libwgfuse_llm.a" "$BUILD/libwgfuse_gpu.a" "$BUILD/libwgfuse_util.a" \
+   $(pkg-config --libs jansson libpcre2-8 icu-uc) -lm -lpthread -ldl -o "$HELPER"
 
 [ -f "$WORK/hf/model.safetensors" ] || "$HELPER" write "$WORK/hf" hf
 [ -f "$WORK/model-f16.gguf" ] || "$HELPER" write "$WORK/model-f16.gguf" gguf

@@ -5,11 +5,13 @@
  *   2 `wgfuse bench fusion` options               6 wgf_cli_parse_double
  *   3 --tokens / --detokenize lists (parse_ids)   7 `wgfuse tokenize` (whole command; any
  *                                                   -m value is replaced by a missing path)
- * cmd_llm.c is compiled into this file so its static parsers are reachable without a new
- * library API; none of them loads a model or writes a file. Invariant: a parser returns
+ * cmd_run.c and cmd_llm.c are compiled into this file so their static parsers are reachable
+ * without a new library API (cmd_tokenize.c, cli_common.c and cli_llm.c are linked beside
+ * it); none of them loads a model or writes a file. Invariant: a parser returns
  * 0 (ok), -1 (--help) or 2 (usage error) and never touches argv past argc. Usage text and
  * errors go to stdout/stderr: run with -close_fd_mask=3. */
 #include "cli/cmd_llm.c"
+#include "cli/cmd_run.c"
 #include "fuzz_common.h"
 
 int wgf__fuzz_bench_parse(int argc, char **argv, bool fusion);
@@ -53,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = first; i < argc; i++) {
             int32_t *ids = NULL;
             size_t   n   = 0;
-            if (parse_ids("--tokens", argv[i], &ids, &n))
+            if (wgf_cli_parse_ids("--tokens", argv[i], &ids, &n))
                 for (size_t k = 0; k < n; k++) FZ_REQUIRE(ids[k] >= 0, "negative id accepted");
             free(ids);
         }

@@ -27,6 +27,8 @@
 #include <stdint.h>
 
 #include "wgfuse/gpu.h"
+#include "wgfuse/gpu_bench.h" /* struct wgf_call_breakdown */
+#include "wgfuse/half.h"
 #include "wgfuse/status.h"
 
 #ifdef __cplusplus
@@ -106,15 +108,6 @@ struct wgf_dispatch_mode_result {
     struct wgf_stats single_op_us;           /* wall time of 1 dispatch in this mode       */
 };
 
-/* CPU cost of each WebGPU call of one dispatch, host-timed over many repetitions. Filled by
- * wgf_gpu_bench_call_breakdown() (src/gpu: only the runtime touches webgpu.h). */
-struct wgf_call_breakdown {
-    int    reps;
-    double encoder_create_us, pass_begin_us, set_pipeline_us, set_bind_group_us;
-    double dispatch_us, pass_end_us, finish_us, submit_us;
-    double total_us; /* sum of the above                                                   */
-};
-
 enum wgf_bench_dtype { WGF_BENCH_F32 = 0, WGF_BENCH_F16 = 1, WGF_BENCH_DTYPES };
 
 struct wgf_dispatch_report {
@@ -147,9 +140,6 @@ struct wgf_dispatch_report {
  * output (f32 and, where shader-f16 exists, f16) before timing. */
 enum wgf_status wgf_bench_dispatch(wgf_ctx *ctx, const struct wgf_dispatch_opts *opts,
                                    struct wgf_dispatch_report *out, struct wgf_err *err);
-
-/* Per-call CPU breakdown (implemented in src/gpu/). WGF_ERR_UNSUPPORTED when unavailable. */
-enum wgf_status wgf_gpu_bench_call_breakdown(wgf_ctx *ctx, int reps, struct wgf_call_breakdown *out);
 
 /* ---- fusion (bench_fusion.c, references in fusion_ref.c) ---------------------------------- */
 /* Shapes of one size. "qwen05b" is Qwen2.5-0.5B (config.json of Qwen/Qwen2.5-0.5B);
@@ -245,9 +235,6 @@ void     wgf_ref_softmax(float *y, const float *x, uint32_t rows, uint32_t len);
 uint32_t wgf_ref_argmax(const float *x, uint32_t n);
 /* y[i] = 2 x[i] + 1 (the tiny dispatch kernel). */
 void     wgf_ref_tiny(float *y, const float *x, uint32_t n);
-/* IEEE binary16 <-> binary32 (round to nearest even). */
-uint16_t wgf_ref_f32_to_f16(float f);
-float    wgf_ref_f16_to_f32(uint16_t h);
 
 /* ---- rendering (table.c, svg_plot.c): malloc'd NUL-terminated text, caller frees --------- */
 enum wgf_status wgf_bench_dispatch_table(const struct wgf_dispatch_report *r, char **out, struct wgf_err *err);

@@ -7,7 +7,7 @@
  *                  function table, the error slot, the pipeline cache
  *   wgf_buffer     a labelled GPU buffer (storage, uniform or both)
  *   wgf_pipeline   a compute pipeline made from WGSL (+ a const prelude and override
- *                  constants); cached per context, owned by the context
+ *                  constants); cached per context by label and code, owned by the context
  *   wgf_bind_group the buffers bound to a pipeline's group 0, binding i = entry i
  *   wgf_recorder   many dispatches/copies into one command encoder (and, by default, one
  *                  compute pass) and one submit
@@ -168,8 +168,10 @@ enum wgf_status wgf_buffer_map_end(wgf_ctx *ctx, wgf_buffer *buf, void *dst, siz
 enum wgf_status wgf_buffer_fill_u32(wgf_ctx *ctx, wgf_buffer *buf, uint32_t pattern);
 
 /* ---- kernels and pipelines -------------------------------------------------------------- */
-/* Embedded WGSL by role name (file stem of src/kernels/<role>.wgsl), or NULL. When
- * $WGFUSE_KERNEL_DIR is set, <dir>/<role>.wgsl is read from disk instead (for iterating). */
+/* Embedded WGSL by role name, or NULL: the file stem of src/kernels/<part>/<role>.wgsl, with
+ * the fragments it names (//#include) appended. Returns static text. Inside the library
+ * kernels are taken by id instead (WGF_KERNEL_<ROLE>, generated at build time), so a
+ * misspelt role there fails to compile. */
 const char *wgf_kernel_source(const char *role);
 int         wgf_kernel_count(void);
 const char *wgf_kernel_name(int i);
@@ -180,14 +182,16 @@ struct wgf_constant {
 };
 struct wgf_pipeline_desc {
     const char *label;      /* role + variant, e.g. "rmsnorm_fused_f32"; keys the timing too */
-    const char *wgsl;       /* shader source (e.g. wgf_kernel_source("rmsnorm_fused"))       */
+    const char *wgsl;       /* shader source (e.g. wgf_kernel_source("rmsnorm_fused"))      */
     const char *prelude;    /* optional text prepended (const declarations), or NULL         */
     const char *entry;      /* entry point; NULL = "main"                                    */
     const struct wgf_constant *constants;
     int         n_constants;
 };
-/* Get or build a pipeline (layout: auto). Cached by (prelude, source, entry, constants): the
- * same request returns the same pipeline. Owned by the context. A WGSL error returns
+/* Get or build a pipeline (layout: auto). Cached by (label, prelude, source, entry,
+ * constants): the same request returns the same pipeline; the same code under another label
+ * is another pipeline, so errors and timings always carry the caller's label. Owned by the
+ * context. A WGSL error returns
  * WGF_ERR_SHADER with the compiler's messages (line:column) in the context's error. */
 enum wgf_status wgf_pipeline_get(wgf_ctx *ctx, const struct wgf_pipeline_desc *desc, wgf_pipeline **out);
 /* Shorthand: embedded role, entry "main", no prelude, no constants. */

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wgfuse/half.h"
 #include "wgfuse/status.h"
 
 #ifdef __cplusplus
@@ -76,11 +77,7 @@ void wgf_tensor_row_f32(const struct wgf_tensor *t, int64_t row, float *out);
 /* Element i (flat index) as f32. Slow (one element); for tests and tiny tensors. */
 float wgf_tensor_get_f32(const struct wgf_tensor *t, int64_t i);
 
-/* Scalar conversions (round to nearest even; NaN stays NaN, overflow goes to inf). */
-float    wgf_f16_to_f32(uint16_t h);
-float    wgf_bf16_to_f32(uint16_t h);
-uint16_t wgf_f32_to_f16(float f);
-uint16_t wgf_f32_to_bf16(float f);
+/* Scalar f16/bf16 conversions: wgfuse/half.h (included above). */
 
 /* ---- config ---------------------------------------------------------------------------- */
 

@@ -269,6 +269,11 @@ enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokeniz
  * none (it can still run from token ids). Free with wgf_tokenizer_free. */
 enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf_tokenizer **out,
                                        struct wgf_err *err);
+/* A tokenizer from a path, without loading weights: a model directory's tokenizer.json
+ * (+ tokenizer_config.json), a tokenizer.json file, or a GGUF file's tokenizer.ggml.*
+ * (`wgfuse tokenize -m PATH`). *out = NULL with WGF_OK when the path has none; a missing
+ * path is WGF_ERR_IO naming it. Free with wgf_tokenizer_free. */
+enum wgf_status wgf_llm_tokenizer_load_path(const char *path, struct wgf_tokenizer **out, struct wgf_err *err);
 
 /* Add the GGUF form (tokenizer.ggml.model "gpt2", tokens, token_type, merges, pre, BOS/EOS
  * when >= 0) of a byte-level BPE tokenizer.json to a GGUF writer (src/llm/gguf.h). */

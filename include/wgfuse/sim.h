@@ -75,7 +75,7 @@ const char *wgf_sim_strategy_name(enum wgf_sim_strategy s); /* "fused", "chunked
 enum wgf_status wgf_sim_strategy_parse(const char *s, enum wgf_sim_strategy *out, int *chunk,
                                        struct wgf_err *err);
 
-/* ---- counter-based RNG, identical in C and WGSL (src/kernels/sim_rng.wgsl) ----------------- */
+/* ---- counter-based RNG, identical in C and WGSL (src/kernels/sim/sim_rng.inc.wgsl) --------- */
 /* PCG-RXS-M-XS 32-bit hash (O'Neill's PCG output permutation on an LCG step). */
 uint32_t wgf_sim_hash(uint32_t x);
 /* hash(hash(hash(hash(seed) ^ gen) ^ i) ^ j): one u32 per (seed, generation, i, j). */
@@ -155,6 +155,19 @@ float wgf_sim_finsim_ref_episode(const struct wgf_sim_market *m, const struct wg
                                  int n_steps);
 
 /* ---- the GPU population -------------------------------------------------------------------- */
+/* Which evolve kernels run a GA generation (src/sim/evolve.c); bitwise-identical results in
+ * every case. The values are the ones the int field took before it was this enum. */
+enum wgf_sim_evolve {
+    WGF_SIM_EVOLVE_AUTO   = -1, /* on a GPU SPLIT; on a CPU adapter THREAD, or WIDE from 512
+                                   parameters up (and a population <= 65535)               */
+    WGF_SIM_EVOLVE_THREAD = 0,  /* evolve.wgsl: one dispatch, a thread per genome          */
+    WGF_SIM_EVOLVE_WIDE   = 1,  /* evolve_wide.wgsl: one dispatch, a workgroup per genome  */
+    WGF_SIM_EVOLVE_SPLIT  = 2,  /* evolve_select | evolve_rank | evolve_breed, 2 or 3 passes */
+};
+/* "auto", "thread", "wide", "split"; and back (WGF_ERR_ARG for another name). */
+const char     *wgf_sim_evolve_name(enum wgf_sim_evolve e);
+enum wgf_status wgf_sim_evolve_parse(const char *name, enum wgf_sim_evolve *out, struct wgf_err *err);
+
 struct wgf_sim_ga {
     int   elites;     /* copied unchanged, best first, into slots 0..elites-1           */
     int   tournament; /* tournament size                                                */
@@ -175,13 +188,8 @@ struct wgf_sim_config {
     float                 init_sigma; /* initial parameters ~ N(0, init_sigma^2); Rastrigin:
                                          U(-5.12, 5.12)                                     */
     struct wgf_sim_ga     ga;
-    int                   evolve_wide; /* evolve kernel: -1 auto (on a GPU the split passes;
-                                          on a CPU adapter a thread per genome, or a
-                                          workgroup per genome from 512 parameters up),
-                                          0 a thread per genome (evolve.wgsl), 1 a workgroup
-                                          per genome (evolve_wide.wgsl), 2 the split passes
-                                          evolve_select | evolve_rank | evolve_breed;
-                                          bitwise-identical results in every case */
+    enum wgf_sim_evolve   evolve;     /* evolve kernels (default AUTO); wgf_sim_config_of()
+                                         gives the one AUTO chose                           */
 };
 struct wgf_sim_config wgf_sim_config_default(enum wgf_sim_workload w);
 

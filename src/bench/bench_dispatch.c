@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernels/ids.h"
 #include "wgfuse/bench.h"
 
 #define WGF__TINY_N   64u         /* elements of the tiny kernel                        */
@@ -78,11 +79,6 @@ static void wgf__tiny_free(struct wgf__tiny *t)
     memset(t, 0, sizeof *t);
 }
 
-static enum wgf_status wgf__gpu_fail(wgf_ctx *ctx, enum wgf_status s, struct wgf_err *err, const char *what)
-{
-    return wgf_fail(err, s, "bench dispatch: %s: %s", what, wgf_ctx_last_error(ctx));
-}
-
 static enum wgf_status wgf__tiny_init(wgf_ctx *ctx, enum wgf_bench_dtype dt, bool packed, struct wgf__tiny *t,
                                       struct wgf_err *err)
 {
@@ -91,13 +87,13 @@ static enum wgf_status wgf__tiny_init(wgf_ctx *ctx, enum wgf_bench_dtype dt, boo
     t->elem          = dt == WGF_BENCH_F16 ? 2 : 4;
     /* f16 without shader-f16: the same bytes, packed two per u32 (tiny_f16_packed.wgsl) */
     bool        native = wgf_ctx_adapter(ctx)->has_f16 && !packed;
-    const char *role   = dt == WGF_BENCH_F32 ? "tiny_f32" : native ? "tiny_f16" : "tiny_f16_packed";
-    const char *src  = wgf_kernel_source(role);
-    if (!src) return wgf_fail(err, WGF_ERR_INTERNAL, "bench dispatch: kernel %s not embedded", role);
+    enum wgf_kernel kernel = dt == WGF_BENCH_F32 ? WGF_KERNEL_TINY_F32 : native ? WGF_KERNEL_TINY_F16
+                                                                                : WGF_KERNEL_TINY_F16_PACKED;
+    const char     *role   = wgf__kernel_role(kernel);
     struct wgf_constant      c    = {"N", WGF__TINY_N};
-    struct wgf_pipeline_desc desc = {.label = role, .wgsl = src, .constants = &c, .n_constants = 1};
+    struct wgf_pipeline_desc desc = {.label = role, .wgsl = wgf__kernel_wgsl(kernel), .constants = &c, .n_constants = 1};
     enum wgf_status          s    = wgf_pipeline_get(ctx, &desc, &t->pipe);
-    if (s) return wgf__gpu_fail(ctx, s, err, role);
+    if (s) return wgf_ctx_err(ctx, err, s, "bench dispatch: %s", role);
     char label[64];
     snprintf(label, sizeof label, "bench_dispatch.%s.y", role);
     if ((s = wgf_buffer_create(ctx, label, (uint64_t)(WGF__TINY_N + WGF__TINY_PAD) * t->elem, WGF_BUF_STORAGE, &t->y)))
@@ -109,7 +105,7 @@ static enum wgf_status wgf__tiny_init(wgf_ctx *ctx, enum wgf_bench_dtype dt, boo
     for (uint32_t i = 0; i < WGF__TINY_N; i++) {
         float v      = (float)(1 + (i * 7) % 32) / 8.0f * ((i & 1) ? -1.0f : 1.0f);
         t->x_host[i] = v;
-        h[i]         = wgf_ref_f32_to_f16(v);
+        h[i]         = wgf_f32_to_f16(v);
     }
     if (dt == WGF_BENCH_F16) s = wgf_buffer_write(ctx, t->x, 0, h, sizeof h);
     else s = wgf_buffer_write(ctx, t->x, 0, t->x_host, sizeof t->x_host);
@@ -118,7 +114,7 @@ static enum wgf_status wgf__tiny_init(wgf_ctx *ctx, enum wgf_bench_dtype dt, boo
     if ((s = wgf_bind_group_create(ctx, t->pipe, bufs, 2, &t->bg))) goto fail;
     return WGF_OK;
 fail:
-    wgf__gpu_fail(ctx, s, err, role);
+    wgf_ctx_err(ctx, err, s, "bench dispatch: %s", role);
     wgf__tiny_free(t);
     return s;
 }
@@ -171,7 +167,7 @@ static enum wgf_status wgf__tiny_check(wgf_ctx *ctx, struct wgf__tiny *t, enum w
     unsigned char got[(WGF__TINY_N + WGF__TINY_PAD) * 4];
     size_t        nbytes = (size_t)(WGF__TINY_N + WGF__TINY_PAD) * t->elem;
     if (!s) s = wgf_buffer_read(ctx, t->y, 0, got, nbytes);
-    if (s) return wgf__gpu_fail(ctx, s, err, role);
+    if (s) return wgf_ctx_err(ctx, err, s, "bench dispatch: %s", role);
     float want[WGF__TINY_N];
     wgf_ref_tiny(want, t->x_host, WGF__TINY_N);
     for (uint32_t i = 0; i < WGF__TINY_N + WGF__TINY_PAD; i++) {
@@ -180,7 +176,7 @@ static enum wgf_status wgf__tiny_check(wgf_ctx *ctx, struct wgf__tiny *t, enum w
         if (t->dtype == WGF_BENCH_F16) {
             uint16_t hv;
             memcpy(&hv, got + 2 * i, 2);
-            v    = wgf_ref_f16_to_f32(hv);
+            v    = wgf_f16_to_f32(hv);
             bits = hv;
         } else {
             memcpy(&v, got + 4 * i, 4);
@@ -239,7 +235,7 @@ static enum wgf_status wgf__measure_mode(wgf_ctx *ctx, struct wgf__tiny *t, enum
         }
     }
     if (s) {
-        wgf__gpu_fail(ctx, s, err, role);
+        wgf_ctx_err(ctx, err, s, "bench dispatch: %s", role);
         goto out;
     }
     for (int k = 0; k < o->single_reps && !s; k++) {
@@ -250,7 +246,7 @@ static enum wgf_status wgf__measure_mode(wgf_ctx *ctx, struct wgf__tiny *t, enum
         single[k]   = (double)(wgf_now_ns() - t0) / 1e3;
     }
     if (s) {
-        wgf__gpu_fail(ctx, s, err, role);
+        wgf_ctx_err(ctx, err, s, "bench dispatch: %s", role);
         goto out;
     }
     res->n_points = nn;
@@ -280,7 +276,7 @@ static enum wgf_status wgf__measure_gpu(wgf_ctx *ctx, struct wgf__tiny *t, const
         snprintf(out->gpu_time_skip, sizeof out->gpu_time_skip, "no timestamp-query on this adapter");
         return WGF_OK;
     }
-    if (s) return wgf__gpu_fail(ctx, s, err, "timer");
+    if (s) return wgf_ctx_err(ctx, err, s, "bench dispatch: timer");
     double  *pass   = malloc(sizeof *pass * (size_t)n * (size_t)(reps + 1));
     double  *amort  = malloc(sizeof *amort * (size_t)(reps + 1));
     uint32_t npass  = 0, got = 0;
@@ -311,7 +307,7 @@ static enum wgf_status wgf__measure_gpu(wgf_ctx *ctx, struct wgf__tiny *t, const
     out->has_gpu_time = true;
     goto out;
 gpu_fail:
-    wgf__gpu_fail(ctx, s, err, "timestamps");
+    wgf_ctx_err(ctx, err, s, "bench dispatch: timestamps");
 out:
     free(pass);
     free(amort);
@@ -347,7 +343,7 @@ enum wgf_status wgf_bench_dispatch(wgf_ctx *ctx, const struct wgf_dispatch_opts 
     strftime(out->date, sizeof out->date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
     out->has_f16 = ad->has_f16;
     snprintf(out->f16_kernel, sizeof out->f16_kernel, "%s",
-             ad->has_f16 && !opts->f16_packed ? "tiny_f16" : "tiny_f16_packed");
+             wgf__kernel_role(ad->has_f16 && !opts->f16_packed ? WGF_KERNEL_TINY_F16 : WGF_KERNEL_TINY_F16_PACKED));
     snprintf(out->calls_skip, sizeof out->calls_skip, "per-call breakdown not built into this runtime");
 
     enum wgf_status s = WGF_OK;

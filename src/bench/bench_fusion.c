@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/constants.h" /* WGF_WG_SIZE, WGF_MATVEC_ROWS, WGF_MLP_CHUNK, WGF_EW_* */
+#include "kernels/ids.h"
 #include "util/rng.h"
 #include "wgfuse/bench.h"
 
@@ -26,10 +28,6 @@
 #define WGF__POISON  0x7fbadbadu  /* a NaN bit pattern                                     */
 #define WGF__MAX_OBJ 40
 #define WGF__MAX_STEPS 8
-#define WGF__WG      256u         /* workgroup size of the 1-D kernels                     */
-
-/* elementwise.wgsl operations (its OP override) */
-enum { EW_SQUARE = 0, EW_MEAN, EW_ADD_EPS, EW_RSQRT, EW_MUL_SCALAR, EW_MUL, EW_SIGMOID, EW_ADD, EW_SILU_MUL };
 
 static const char *const wgf__exp_names[WGF_FUSION_COUNT] = {"rmsnorm", "mlp",      "kv_proj", "argmax",
                                                              "softmax", "batching", "pooling"};
@@ -92,9 +90,10 @@ static void wgf__fb_free(struct wgf__fb *fb)
     fb->n_bgs = fb->n_bufs = fb->n_host = 0;
 }
 
+/* A runtime call failed: "bench fusion <exp>: <what>: <the context's message>". */
 static enum wgf_status wgf__fb_gpu_fail(struct wgf__fb *fb, enum wgf_status s, const char *what)
 {
-    return wgf_fail(fb->err, s, "bench fusion %s: %s: %s", fb->exp, what, wgf_ctx_last_error(fb->ctx));
+    return wgf_ctx_err(fb->ctx, fb->err, s, "bench fusion %s: %s", fb->exp, what);
 }
 
 static float *wgf__fb_host(struct wgf__fb *fb, size_t n)
@@ -128,10 +127,11 @@ static enum wgf_status wgf__fb_random(struct wgf__fb *fb, wgf_buffer *buf, float
     return s ? wgf__fb_gpu_fail(fb, s, wgf_buffer_label(buf)) : WGF_OK;
 }
 
-static enum wgf_status wgf__fb_pipe(struct wgf__fb *fb, const char *role, const char *label,
+static enum wgf_status wgf__fb_pipe(struct wgf__fb *fb, enum wgf_kernel kernel, const char *label,
                                     const struct wgf_constant *c, int nc, wgf_pipeline **out)
 {
-    const char *src = fb->o->kernel_source ? fb->o->kernel_source(fb->o->kernel_user, role) : wgf_kernel_source(role);
+    const char *role = wgf__kernel_role(kernel);
+    const char *src  = fb->o->kernel_source ? fb->o->kernel_source(fb->o->kernel_user, role) : wgf__kernel_wgsl(kernel);
     if (!src) return wgf_fail(fb->err, WGF_ERR_INTERNAL, "bench fusion %s: kernel %s not embedded", fb->exp, role);
     struct wgf_pipeline_desc d = {.label = label, .wgsl = src, .constants = c, .n_constants = nc};
     enum wgf_status          s = wgf_pipeline_get(fb->ctx, &d, out);
@@ -177,10 +177,29 @@ struct wgf__plan {
     double           tol;             /* relative to max |want|                            */
 };
 
+/* Append one dispatch of p over `groups` workgroups to pl, its bind group made from the
+ * ranges b[0..n) (wgf__plan_step) or the whole buffers bufs[0..n) (wgf__plan_step_bufs) and
+ * registered with fb (freed with it). */
 static void wgf__plan_add(struct wgf__plan *pl, wgf_pipeline *p, wgf_bind_group *bg, uint32_t groups)
 {
     WGF_ASSERT(pl->n_steps < WGF__MAX_STEPS);
     pl->s[pl->n_steps++] = (struct wgf__step){p, bg, groups};
+}
+static enum wgf_status wgf__plan_step(struct wgf__fb *fb, struct wgf__plan *pl, wgf_pipeline *p,
+                                      const struct wgf_binding *b, int n, uint32_t groups)
+{
+    wgf_bind_group *bg;
+    enum wgf_status s = wgf__fb_bind(fb, p, b, n, &bg);
+    if (!s) wgf__plan_add(pl, p, bg, groups);
+    return s;
+}
+static enum wgf_status wgf__plan_step_bufs(struct wgf__fb *fb, struct wgf__plan *pl, wgf_pipeline *p,
+                                           wgf_buffer *const *bufs, int n, uint32_t groups)
+{
+    wgf_bind_group *bg;
+    enum wgf_status s = wgf__fb_bind_bufs(fb, p, bufs, n, &bg);
+    if (!s) wgf__plan_add(pl, p, bg, groups);
+    return s;
 }
 
 static enum wgf_status wgf__plan_record(wgf_recorder *r, const struct wgf__plan *pl)
@@ -349,6 +368,22 @@ static enum wgf_status wgf__time(struct wgf__fb *fb, wgf__run_fn fn, const void 
 
 static int wgf__iters(const struct wgf__fb *fb, int dflt) { return fb->o->iters > 0 ? fb->o->iters : dflt; }
 
+/* The protocol's two phases for an experiment whose variants are plans: check every variant
+ * against the reference (res->n_variants counts the checked ones), then time the correct
+ * ones, each verified again after every timed run. */
+static enum wgf_status wgf__check_then_time(struct wgf__fb *fb, struct wgf_fusion_result *res,
+                                           const struct wgf__plan *const *pl, int n)
+{
+    enum wgf_status s;
+    for (int i = 0; i < n; i++) {
+        if ((s = wgf__plan_check(fb, pl[i], &res->v[i]))) return s;
+        res->n_variants = i + 1;
+    }
+    for (int i = 0; i < n; i++)
+        if ((s = wgf__time(fb, wgf__run_plan_fn, pl[i], res->iters, &res->v[i], pl[i]))) return s;
+    return WGF_OK;
+}
+
 /* ---- RMSNorm: 6 elementary dispatches vs 1 ----------------------------------------------- */
 static enum wgf_status wgf__exp_rmsnorm(struct wgf__fb *fb, struct wgf_fusion_result *res)
 {
@@ -369,43 +404,33 @@ static enum wgf_status wgf__exp_rmsnorm(struct wgf__fb *fb, struct wgf_fusion_re
 
     /* unfused: square, mean, add eps, rsqrt, scale, weight */
     static const struct {
-        int         op;
+        uint32_t    op;
         const char *label;
         bool        scalar;
-    } steps[6] = {{EW_SQUARE, "elementwise_square", false},  {EW_MEAN, "elementwise_mean", true},
-                  {EW_ADD_EPS, "elementwise_add_eps", true}, {EW_RSQRT, "elementwise_rsqrt", true},
-                  {EW_MUL_SCALAR, "elementwise_mul_scalar", false}, {EW_MUL, "elementwise_mul", false}};
+    } steps[6] = {{WGF_EW_SQUARE, "elementwise_square", false},  {WGF_EW_MEAN, "elementwise_mean", true},
+                  {WGF_EW_ADD_EPS, "elementwise_add_eps", true}, {WGF_EW_RSQRT, "elementwise_rsqrt", true},
+                  {WGF_EW_MUL_SCALAR, "elementwise_mul_scalar", false}, {WGF_EW_MUL, "elementwise_mul", false}};
     wgf_buffer *io[6][3] = {{sq, x, x}, {ms, sq, sq}, {mse, ms, ms}, {rs, mse, mse}, {xn, x, rs}, {y6, xn, w}};
     struct wgf__plan un = {.name = "unfused_6", .n_out = 1, .out = {y6}, .out_n = {H}, .want = {ref}, .tol = 1e-4};
     for (int i = 0; i < 6; i++) {
-        uint32_t            n = (steps[i].op == EW_ADD_EPS || steps[i].op == EW_RSQRT) ? 1 : H;
+        uint32_t            n = (steps[i].op == WGF_EW_ADD_EPS || steps[i].op == WGF_EW_RSQRT) ? 1 : H;
         struct wgf_constant c[3] = {{"OP", steps[i].op}, {"N", n}, {"EPS", eps}};
         wgf_pipeline       *p;
-        wgf_bind_group     *bg;
-        if ((s = wgf__fb_pipe(fb, "elementwise", steps[i].label, c, 3, &p))) return s;
-        if ((s = wgf__fb_bind_bufs(fb, p, io[i], 3, &bg))) return s;
-        wgf__plan_add(&un, p, bg, steps[i].scalar ? 1 : wgf__groups(H, WGF__WG));
+        if ((s = wgf__fb_pipe(fb, WGF_KERNEL_ELEMENTWISE, steps[i].label, c, 3, &p))) return s;
+        if ((s = wgf__plan_step_bufs(fb, &un, p, io[i], 3, steps[i].scalar ? 1 : wgf__groups(H, WGF_WG_SIZE)))) return s;
     }
     struct wgf__plan    fu = {.name = "fused_1", .n_out = 1, .out = {y1}, .out_n = {H}, .want = {ref}, .tol = 1e-4};
     struct wgf_constant c[2] = {{"H", H}, {"EPS", eps}};
     wgf_pipeline       *p;
-    wgf_bind_group     *bg;
     wgf_buffer         *b3[3] = {y1, x, w};
-    if ((s = wgf__fb_pipe(fb, "rmsnorm_fused", "rmsnorm_fused_f32", c, 2, &p)) ||
-        (s = wgf__fb_bind_bufs(fb, p, b3, 3, &bg)))
+    if ((s = wgf__fb_pipe(fb, WGF_KERNEL_RMSNORM, "rmsnorm_f32", c, 2, &p)) ||
+        (s = wgf__plan_step_bufs(fb, &fu, p, b3, 3, 1)))
         return s;
-    wgf__plan_add(&fu, p, bg, 1);
 
     snprintf(res->what, sizeof res->what, "RMSNorm of one row, hidden %u: 6 elementary dispatches vs 1 fused", H);
     res->iters                    = wgf__iters(fb, 64);
     const struct wgf__plan *pl[2] = {&un, &fu};
-    for (int i = 0; i < 2; i++) {
-        if ((s = wgf__plan_check(fb, pl[i], &res->v[i]))) return s;
-        res->n_variants = i + 1;
-    }
-    for (int i = 0; i < 2; i++)
-        if ((s = wgf__time(fb, wgf__run_plan_fn, pl[i], res->iters, &res->v[i], pl[i]))) return s;
-    return WGF_OK;
+    return wgf__check_then_time(fb, res, pl, 2);
 }
 
 /* matvec.wgsl pipeline for (rows, k, residual) */
@@ -413,7 +438,7 @@ static enum wgf_status wgf__matvec(struct wgf__fb *fb, const char *label, uint32
                                    wgf_pipeline **p)
 {
     struct wgf_constant c[3] = {{"N", rows}, {"K", k}, {"RESIDUAL", residual}};
-    return wgf__fb_pipe(fb, "matvec", label, c, 3, p);
+    return wgf__fb_pipe(fb, WGF_KERNEL_MATVEC, label, c, 3, p);
 }
 
 /* A binding of `count` floats starting `first` floats into buf; checks the offset alignment. */
@@ -432,7 +457,7 @@ static enum wgf_status wgf__range(struct wgf__fb *fb, wgf_buffer *buf, uint64_t 
 static enum wgf_status wgf__exp_mlp(struct wgf__fb *fb, struct wgf_fusion_result *res)
 {
     const uint32_t H = fb->o->size.hidden, I = fb->o->size.intermediate;
-    const uint32_t CHUNK = 32, NWG = wgf__groups(I, CHUNK); /* mlp_fused.wgsl's CHUNK       */
+    const uint32_t NWG = wgf__groups(I, WGF_MLP_CHUNK); /* mlp_fused.wgsl's workgroups       */
     enum wgf_status s;
     wgf_buffer *x, *wgu, *wd, *g, *u, *sg, *a, *h, *d, *y7, *gu, *h3, *y3, *part, *counter, *y1;
     float *hx = wgf__fb_host(fb, H), *hgu = wgf__fb_host(fb, (size_t)2 * I * H);
@@ -457,27 +482,27 @@ static enum wgf_status wgf__exp_mlp(struct wgf__fb *fb, struct wgf_fusion_result
     wgf_ref_mlp(ref, hx, hgu, hd, H, I);
 
     wgf_pipeline *mv_i, *mv_h, *mv_2i, *mv_hr, *ew_sig, *ew_mul, *ew_add, *ew_silu, *mega;
-    struct wgf_constant c_sig[2] = {{"OP", EW_SIGMOID}, {"N", I}}, c_mul[2] = {{"OP", EW_MUL}, {"N", I}};
-    struct wgf_constant c_add[2] = {{"OP", EW_ADD}, {"N", H}}, c_silu[2] = {{"OP", EW_SILU_MUL}, {"N", I}};
+    struct wgf_constant c_sig[2] = {{"OP", WGF_EW_SIGMOID}, {"N", I}}, c_mul[2] = {{"OP", WGF_EW_MUL}, {"N", I}};
+    struct wgf_constant c_add[2] = {{"OP", WGF_EW_ADD}, {"N", H}}, c_silu[2] = {{"OP", WGF_EW_SILU_MUL}, {"N", I}};
     struct wgf_constant c_mega[2] = {{"H", H}, {"I", I}};
     if ((s = wgf__matvec(fb, "matvec_gate_or_up", I, H, 0, &mv_i)) ||
         (s = wgf__matvec(fb, "matvec_down", H, I, 0, &mv_h)) ||
         (s = wgf__matvec(fb, "matvec_gate_up", 2 * I, H, 0, &mv_2i)) ||
         (s = wgf__matvec(fb, "matvec_down_residual", H, I, 1, &mv_hr)) ||
-        (s = wgf__fb_pipe(fb, "elementwise", "elementwise_sigmoid", c_sig, 2, &ew_sig)) ||
-        (s = wgf__fb_pipe(fb, "elementwise", "elementwise_mul", c_mul, 2, &ew_mul)) ||
-        (s = wgf__fb_pipe(fb, "elementwise", "elementwise_add", c_add, 2, &ew_add)) ||
-        (s = wgf__fb_pipe(fb, "elementwise", "elementwise_silu_mul", c_silu, 2, &ew_silu)) ||
-        (s = wgf__fb_pipe(fb, "mlp_fused", "mlp_fused_f32", c_mega, 2, &mega)))
+        (s = wgf__fb_pipe(fb, WGF_KERNEL_ELEMENTWISE, "elementwise_sigmoid", c_sig, 2, &ew_sig)) ||
+        (s = wgf__fb_pipe(fb, WGF_KERNEL_ELEMENTWISE, "elementwise_mul", c_mul, 2, &ew_mul)) ||
+        (s = wgf__fb_pipe(fb, WGF_KERNEL_ELEMENTWISE, "elementwise_add", c_add, 2, &ew_add)) ||
+        (s = wgf__fb_pipe(fb, WGF_KERNEL_ELEMENTWISE, "elementwise_silu_mul", c_silu, 2, &ew_silu)) ||
+        (s = wgf__fb_pipe(fb, WGF_KERNEL_MLP_FUSED, "mlp_fused_f32", c_mega, 2, &mega)))
         return s;
 
     struct wgf_binding wgate, wup;
     if ((s = wgf__range(fb, wgu, 0, (uint64_t)I * H, &wgate)) ||
         (s = wgf__range(fb, wgu, (uint64_t)I * H, (uint64_t)I * H, &wup)))
         return s;
-    const uint32_t gI = wgf__groups(I, WGF__WG), gH = wgf__groups(H, WGF__WG);
-    const uint32_t mvI = wgf__groups(I, 8), mvH = wgf__groups(H, 8), mv2I = wgf__groups(2 * I, 8);
-    wgf_bind_group *bg;
+    const uint32_t gI = wgf__groups(I, WGF_WG_SIZE), gH = wgf__groups(H, WGF_WG_SIZE);
+    const uint32_t mvI = wgf__groups(I, WGF_MATVEC_ROWS), mvH = wgf__groups(H, WGF_MATVEC_ROWS),
+                   mv2I = wgf__groups(2 * I, WGF_MATVEC_ROWS);
 #define WHOLE(b) ((struct wgf_binding){(b), 0, 0})
 
     /* 7: gate, up, sigmoid, silu = gate * sigmoid, h = silu * up, down, residual add */
@@ -489,38 +514,27 @@ static enum wgf_status wgf__exp_mlp(struct wgf__fb *fb, struct wgf_fusion_result
     struct wgf_binding b_h[3]    = {WHOLE(h), WHOLE(a), WHOLE(u)};
     struct wgf_binding b_down[4] = {WHOLE(d), WHOLE(h), WHOLE(wd), WHOLE(h)};
     struct wgf_binding b_add[3]  = {WHOLE(y7), WHOLE(x), WHOLE(d)};
-    if ((s = wgf__fb_bind(fb, mv_i, b_gate, 4, &bg))) return s;
-    wgf__plan_add(&p7, mv_i, bg, mvI);
-    if ((s = wgf__fb_bind(fb, mv_i, b_up, 4, &bg))) return s;
-    wgf__plan_add(&p7, mv_i, bg, mvI);
-    if ((s = wgf__fb_bind(fb, ew_sig, b_sig, 3, &bg))) return s;
-    wgf__plan_add(&p7, ew_sig, bg, gI);
-    if ((s = wgf__fb_bind(fb, ew_mul, b_silu, 3, &bg))) return s;
-    wgf__plan_add(&p7, ew_mul, bg, gI);
-    if ((s = wgf__fb_bind(fb, ew_mul, b_h, 3, &bg))) return s;
-    wgf__plan_add(&p7, ew_mul, bg, gI);
-    if ((s = wgf__fb_bind(fb, mv_h, b_down, 4, &bg))) return s;
-    wgf__plan_add(&p7, mv_h, bg, mvH);
-    if ((s = wgf__fb_bind(fb, ew_add, b_add, 3, &bg))) return s;
-    wgf__plan_add(&p7, ew_add, bg, gH);
+    if ((s = wgf__plan_step(fb, &p7, mv_i, b_gate, 4, mvI))) return s;
+    if ((s = wgf__plan_step(fb, &p7, mv_i, b_up, 4, mvI))) return s;
+    if ((s = wgf__plan_step(fb, &p7, ew_sig, b_sig, 3, gI))) return s;
+    if ((s = wgf__plan_step(fb, &p7, ew_mul, b_silu, 3, gI))) return s;
+    if ((s = wgf__plan_step(fb, &p7, ew_mul, b_h, 3, gI))) return s;
+    if ((s = wgf__plan_step(fb, &p7, mv_h, b_down, 4, mvH))) return s;
+    if ((s = wgf__plan_step(fb, &p7, ew_add, b_add, 3, gH))) return s;
 
     /* 3: [gate; up] in one matvec, silu * up, down + residual */
     struct wgf__plan   p3 = {.name = "tiled_3", .n_out = 1, .out = {y3}, .out_n = {H}, .want = {ref}, .tol = 2e-4};
     struct wgf_binding b_gu[4] = {WHOLE(gu), WHOLE(x), WHOLE(wgu), WHOLE(x)};
     struct wgf_binding b_sm[3] = {WHOLE(h3), WHOLE(gu), WHOLE(gu)};
     struct wgf_binding b_dr[4] = {WHOLE(y3), WHOLE(h3), WHOLE(wd), WHOLE(x)};
-    if ((s = wgf__fb_bind(fb, mv_2i, b_gu, 4, &bg))) return s;
-    wgf__plan_add(&p3, mv_2i, bg, mv2I);
-    if ((s = wgf__fb_bind(fb, ew_silu, b_sm, 3, &bg))) return s;
-    wgf__plan_add(&p3, ew_silu, bg, gI);
-    if ((s = wgf__fb_bind(fb, mv_hr, b_dr, 4, &bg))) return s;
-    wgf__plan_add(&p3, mv_hr, bg, mvH);
+    if ((s = wgf__plan_step(fb, &p3, mv_2i, b_gu, 4, mv2I))) return s;
+    if ((s = wgf__plan_step(fb, &p3, ew_silu, b_sm, 3, gI))) return s;
+    if ((s = wgf__plan_step(fb, &p3, mv_hr, b_dr, 4, mvH))) return s;
 
     /* 1: the mega-kernel */
     struct wgf__plan   p1 = {.name = "fused_1", .n_out = 1, .out = {y1}, .out_n = {H}, .want = {ref}, .tol = 2e-4};
     struct wgf_binding b_m[6] = {WHOLE(y1), WHOLE(part), WHOLE(counter), WHOLE(x), WHOLE(wgu), WHOLE(wd)};
-    if ((s = wgf__fb_bind(fb, mega, b_m, 6, &bg))) return s;
-    wgf__plan_add(&p1, mega, bg, NWG);
+    if ((s = wgf__plan_step(fb, &p1, mega, b_m, 6, NWG))) return s;
 #undef WHOLE
 
     snprintf(res->what, sizeof res->what,
@@ -528,12 +542,7 @@ static enum wgf_status wgf__exp_mlp(struct wgf__fb *fb, struct wgf_fusion_result
              H, I);
     res->iters                    = wgf__iters(fb, H >= 512 ? 8 : 16);
     const struct wgf__plan *pl[3] = {&p7, &p3, &p1};
-    for (int i = 0; i < 3; i++) {
-        if ((s = wgf__plan_check(fb, pl[i], &res->v[i]))) return s;
-        res->n_variants = i + 1;
-    }
-    for (int i = 0; i < 3; i++)
-        if ((s = wgf__time(fb, wgf__run_plan_fn, pl[i], res->iters, &res->v[i], pl[i]))) return s;
+    if ((s = wgf__check_then_time(fb, res, pl, 3))) return s;
     /* the mega-kernel re-arms its counter; a second check proves it after the timed runs */
     if (!fb->o->check_only && res->v[2].correct) {
         struct wgf_fusion_variant again = {0};
@@ -570,30 +579,20 @@ static enum wgf_status wgf__exp_kv(struct wgf__fb *fb, struct wgf_fusion_result 
     struct wgf_binding wk, wv;
     if ((s = wgf__range(fb, wkv, 0, (uint64_t)KV * H, &wk)) || (s = wgf__range(fb, wkv, (uint64_t)KV * H, (uint64_t)KV * H, &wv)))
         return s;
-    wgf_bind_group    *bg;
     struct wgf__plan   un = {.name = "unfused_2", .n_out = 2, .out = {k, v}, .out_n = {KV, KV}, .want = {ref, ref + KV},
                              .tol = 1e-4};
     struct wgf_binding bk[4] = {{k, 0, 0}, {x, 0, 0}, wk, {x, 0, 0}}, bv[4] = {{v, 0, 0}, {x, 0, 0}, wv, {x, 0, 0}};
-    if ((s = wgf__fb_bind(fb, p1, bk, 4, &bg))) return s;
-    wgf__plan_add(&un, p1, bg, wgf__groups(KV, 8));
-    if ((s = wgf__fb_bind(fb, p1, bv, 4, &bg))) return s;
-    wgf__plan_add(&un, p1, bg, wgf__groups(KV, 8));
+    if ((s = wgf__plan_step(fb, &un, p1, bk, 4, wgf__groups(KV, WGF_MATVEC_ROWS)))) return s;
+    if ((s = wgf__plan_step(fb, &un, p1, bv, 4, wgf__groups(KV, WGF_MATVEC_ROWS)))) return s;
     struct wgf__plan fu = {.name = "fused_1", .n_out = 1, .out = {kv}, .out_n = {2 * KV}, .want = {ref}, .tol = 1e-4};
     wgf_buffer      *bf[4] = {kv, x, wkv, x};
-    if ((s = wgf__fb_bind_bufs(fb, p2, bf, 4, &bg))) return s;
-    wgf__plan_add(&fu, p2, bg, wgf__groups(2 * KV, 8));
+    if ((s = wgf__plan_step_bufs(fb, &fu, p2, bf, 4, wgf__groups(2 * KV, WGF_MATVEC_ROWS)))) return s;
 
     snprintf(res->what, sizeof res->what, "K and V projections, hidden %u -> 2 x %u (%u KV heads x %u): 2 vs 1", H,
              KV, fb->o->size.n_kv_heads, fb->o->size.head_dim);
     res->iters                    = wgf__iters(fb, 32);
     const struct wgf__plan *pl[2] = {&un, &fu};
-    for (int i = 0; i < 2; i++) {
-        if ((s = wgf__plan_check(fb, pl[i], &res->v[i]))) return s;
-        res->n_variants = i + 1;
-    }
-    for (int i = 0; i < 2; i++)
-        if ((s = wgf__time(fb, wgf__run_plan_fn, pl[i], res->iters, &res->v[i], pl[i]))) return s;
-    return WGF_OK;
+    return wgf__check_then_time(fb, res, pl, 2);
 }
 
 /* ---- softmax: one thread per row vs one workgroup per row -------------------------------- */
@@ -612,28 +611,20 @@ static enum wgf_status wgf__exp_softmax(struct wgf__fb *fb, struct wgf_fusion_re
     wgf_ref_softmax(ref, hx, R, L);
     struct wgf_constant c[2] = {{"R", R}, {"L", L}};
     wgf_pipeline       *pt, *pw;
-    wgf_bind_group     *bt, *bw;
     wgf_buffer         *b_t[2] = {yt, x}, *b_w[2] = {yw, x};
-    if ((s = wgf__fb_pipe(fb, "softmax_thread", "softmax_thread_f32", c, 2, &pt)) ||
-        (s = wgf__fb_pipe(fb, "softmax_wg", "softmax_wg_f32", c, 2, &pw)) ||
-        (s = wgf__fb_bind_bufs(fb, pt, b_t, 2, &bt)) || (s = wgf__fb_bind_bufs(fb, pw, b_w, 2, &bw)))
-        return s;
     struct wgf__plan st = {.name = "one_thread_per_row", .n_out = 1, .out = {yt}, .out_n = {R * L}, .want = {ref},
                            .tol = 1e-4};
     struct wgf__plan sw = {.name = "workgroup_per_row", .n_out = 1, .out = {yw}, .out_n = {R * L}, .want = {ref},
                            .tol = 1e-4};
-    wgf__plan_add(&st, pt, bt, wgf__groups(R, 64));
-    wgf__plan_add(&sw, pw, bw, R);
+    if ((s = wgf__fb_pipe(fb, WGF_KERNEL_SOFTMAX_THREAD, "softmax_thread_f32", c, 2, &pt)) ||
+        (s = wgf__fb_pipe(fb, WGF_KERNEL_SOFTMAX_WG, "softmax_wg_f32", c, 2, &pw)) ||
+        (s = wgf__plan_step_bufs(fb, &st, pt, b_t, 2, wgf__groups(R, WGF_SOFTMAX_THREAD_WG))) ||
+        (s = wgf__plan_step_bufs(fb, &sw, pw, b_w, 2, R)))
+        return s;
     snprintf(res->what, sizeof res->what, "softmax of %u rows (heads) x %u (context): 1 thread vs 256 per row", R, L);
     res->iters                    = wgf__iters(fb, 32);
     const struct wgf__plan *pl[2] = {&st, &sw};
-    for (int i = 0; i < 2; i++) {
-        if ((s = wgf__plan_check(fb, pl[i], &res->v[i]))) return s;
-        res->n_variants = i + 1;
-    }
-    for (int i = 0; i < 2; i++)
-        if ((s = wgf__time(fb, wgf__run_plan_fn, pl[i], res->iters, &res->v[i], pl[i]))) return s;
-    return WGF_OK;
+    return wgf__check_then_time(fb, res, pl, 2);
 }
 
 /* ---- greedy token: logits readback + CPU argmax vs device argmax -------------------------- */
@@ -692,7 +683,7 @@ static enum wgf_status wgf__exp_argmax(struct wgf__fb *fb, struct wgf_fusion_res
     uint32_t            ref = wgf_ref_argmax(hl, V);
     struct wgf_constant c   = {"V", V};
     wgf_buffer         *b[2] = {a.out, a.logits};
-    if ((s = wgf__fb_pipe(fb, "argmax", "argmax_f32", &c, 1, &a.p)) || (s = wgf__fb_bind_bufs(fb, a.p, b, 2, &a.bg)))
+    if ((s = wgf__fb_pipe(fb, WGF_KERNEL_ARGMAX, "argmax_f32", &c, 1, &a.p)) || (s = wgf__fb_bind_bufs(fb, a.p, b, 2, &a.bg)))
         return s;
     snprintf(res->what, sizeof res->what,
              "greedy token over %u logits: readback (%u KiB) + CPU argmax vs device argmax + 8-byte readback", V,
@@ -758,38 +749,39 @@ static enum wgf_status wgf__batch_run(struct wgf__fb *fb, const void *arg, int i
 }
 
 /* The batching and pooling experiments run a fused RMSNorm (one dispatch) as their unit. */
-static enum wgf_status wgf__unit_rmsnorm(struct wgf__fb *fb, struct wgf__plan *pl, wgf_buffer **x, wgf_buffer **w,
-                                         wgf_pipeline **p, float **ref)
+struct wgf__unit {
+    struct wgf__plan pl;   /* the one dispatch, its output checked against ref            */
+    wgf_buffer      *x, *w; /* (H) input and norm weight                                   */
+    wgf_pipeline    *p;    /* rmsnorm_f32                                                 */
+    float           *ref;  /* (H) reference output                                        */
+};
+
+static enum wgf_status wgf__unit_rmsnorm(struct wgf__fb *fb, struct wgf__unit *u)
 {
     const uint32_t H = fb->o->size.hidden;
     enum wgf_status s;
     wgf_buffer     *y;
     float          *hx = wgf__fb_host(fb, H), *hw = wgf__fb_host(fb, H);
-    *ref               = wgf__fb_host(fb, H);
-    if (!hx || !hw || !*ref) return wgf_fail(fb->err, WGF_ERR_NOMEM, "bench fusion %s: host", fb->exp);
-    if ((s = wgf__fb_buffer(fb, "x", H, x)) || (s = wgf__fb_buffer(fb, "w", H, w)) ||
+    u->ref             = wgf__fb_host(fb, H);
+    if (!hx || !hw || !u->ref) return wgf_fail(fb->err, WGF_ERR_NOMEM, "bench fusion %s: host", fb->exp);
+    if ((s = wgf__fb_buffer(fb, "x", H, &u->x)) || (s = wgf__fb_buffer(fb, "w", H, &u->w)) ||
         (s = wgf__fb_buffer(fb, "y", H, &y)))
         return s;
-    if ((s = wgf__fb_random(fb, *x, hx, H, -2.0f, 2.0f)) || (s = wgf__fb_random(fb, *w, hw, H, 0.5f, 1.5f))) return s;
-    wgf_ref_rmsnorm(*ref, hx, hw, H, fb->o->size.eps);
-    struct wgf_constant c[2] = {{"H", H}, {"EPS", fb->o->size.eps}};
-    wgf_bind_group     *bg;
-    wgf_buffer         *b[3] = {y, *x, *w};
-    if ((s = wgf__fb_pipe(fb, "rmsnorm_fused", "rmsnorm_fused_f32", c, 2, p)) ||
-        (s = wgf__fb_bind_bufs(fb, *p, b, 3, &bg)))
+    if ((s = wgf__fb_random(fb, u->x, hx, H, -2.0f, 2.0f)) || (s = wgf__fb_random(fb, u->w, hw, H, 0.5f, 1.5f)))
         return s;
-    *pl = (struct wgf__plan){.name = "rmsnorm_fused", .n_out = 1, .out = {y}, .out_n = {H}, .want = {*ref}, .tol = 1e-4};
-    wgf__plan_add(pl, *p, bg, 1);
-    return WGF_OK;
+    wgf_ref_rmsnorm(u->ref, hx, hw, H, fb->o->size.eps);
+    struct wgf_constant c[2] = {{"H", H}, {"EPS", fb->o->size.eps}};
+    wgf_buffer         *b[3] = {y, u->x, u->w};
+    u->pl = (struct wgf__plan){
+        .name = "rmsnorm_fused", .n_out = 1, .out = {y}, .out_n = {H}, .want = {u->ref}, .tol = 1e-4};
+    if ((s = wgf__fb_pipe(fb, WGF_KERNEL_RMSNORM, "rmsnorm_f32", c, 2, &u->p))) return s;
+    return wgf__plan_step_bufs(fb, &u->pl, u->p, b, 3, 1);
 }
 
 static enum wgf_status wgf__exp_batching(struct wgf__fb *fb, struct wgf_fusion_result *res)
 {
-    struct wgf__plan pl;
-    wgf_buffer      *x, *w;
-    wgf_pipeline    *p;
-    float           *ref;
-    enum wgf_status  s = wgf__unit_rmsnorm(fb, &pl, &x, &w, &p, &ref);
+    struct wgf__unit u;
+    enum wgf_status  s = wgf__unit_rmsnorm(fb, &u);
     if (s) return s;
     static const int ks[4] = {1, 4, 16, 64};
     const int        D     = 64;
@@ -798,19 +790,19 @@ static enum wgf_status wgf__exp_batching(struct wgf__fb *fb, struct wgf_fusion_r
              "%d fused-RMSNorm dispatches (hidden %u) per iteration, submitted k per submit", D, fb->o->size.hidden);
     res->iters = wgf__iters(fb, 1);
     for (int i = 0; i < 4; i++) {
-        b[i] = (struct wgf__batch){&pl, D, ks[i]};
+        b[i] = (struct wgf__batch){&u.pl, D, ks[i]};
         struct wgf_fusion_variant *v = &res->v[i];
-        if ((s = wgf__plan_check(fb, &pl, v))) return s;
+        if ((s = wgf__plan_check(fb, &u.pl, v))) return s;
         snprintf(v->name, sizeof v->name, "k=%d", ks[i]);
         v->dispatches   = D;
         v->submits      = D / ks[i];
         res->n_variants = i + 1;
     }
     for (int i = 0; i < 4; i++)
-        if ((s = wgf__time(fb, wgf__batch_run, &b[i], res->iters, &res->v[i], &pl))) return s;
+        if ((s = wgf__time(fb, wgf__batch_run, &b[i], res->iters, &res->v[i], &u.pl))) return s;
     /* after the timed runs the output must still be right */
     struct wgf_fusion_variant again = {0};
-    if ((s = wgf__plan_check(fb, &pl, &again))) return s;
+    if ((s = wgf__plan_check(fb, &u.pl, &again))) return s;
     for (int i = 0; i < 4 && !again.correct; i++) {
         res->v[i].correct = false;
         snprintf(res->v[i].detail, sizeof res->v[i].detail, "after timing: %.140s", again.detail);
@@ -858,21 +850,18 @@ static enum wgf_status wgf__pool_run(struct wgf__fb *fb, const void *arg, int it
 
 static enum wgf_status wgf__exp_pooling(struct wgf__fb *fb, struct wgf_fusion_result *res)
 {
-    struct wgf__plan pl;
-    wgf_buffer      *x, *w;
-    wgf_pipeline    *p;
-    float           *ref;
-    enum wgf_status  s = wgf__unit_rmsnorm(fb, &pl, &x, &w, &p, &ref);
+    struct wgf__unit u;
+    enum wgf_status  s = wgf__unit_rmsnorm(fb, &u);
     if (s) return s;
     const uint32_t   H = fb->o->size.hidden;
-    struct wgf__pool fresh = {&pl, p, x, w, H, true}, pooled = {&pl, p, x, w, H, false};
+    struct wgf__pool fresh = {&u.pl, u.p, u.x, u.w, H, true}, pooled = {&u.pl, u.p, u.x, u.w, H, false};
     snprintf(res->what, sizeof res->what,
              "one fused-RMSNorm step (hidden %u) per submit: output buffer + bind group created per step vs pooled", H);
     res->iters      = wgf__iters(fb, 32);
     res->n_variants = 2;
     /* pooled: the unit plan's check. fresh: the same pipeline into a fresh buffer, read back
      * before it is freed (one step of wgf__pool_run, unrolled to keep the buffer). */
-    if ((s = wgf__plan_check(fb, &pl, &res->v[1]))) return s;
+    if ((s = wgf__plan_check(fb, &u.pl, &res->v[1]))) return s;
     snprintf(res->v[1].name, sizeof res->v[1].name, "pooled");
     struct wgf_fusion_variant *v = &res->v[0];
     snprintf(v->name, sizeof v->name, "fresh_buffers");
@@ -880,15 +869,13 @@ static enum wgf_status wgf__exp_pooling(struct wgf__fb *fb, struct wgf_fusion_re
     v->correct    = true;
     wgf_buffer *y;
     if ((s = wgf__fb_buffer(fb, "y_fresh_check", H, &y))) return s;
-    struct wgf__plan fpl = {.name = "fresh_buffers", .n_out = 1, .out = {y}, .out_n = {H}, .want = {ref}, .tol = 1e-4};
-    wgf_bind_group  *bg;
-    wgf_buffer      *b[3] = {y, x, w};
-    if ((s = wgf__fb_bind_bufs(fb, p, b, 3, &bg))) return s;
-    wgf__plan_add(&fpl, p, bg, 1);
+    struct wgf__plan fpl = {.name = "fresh_buffers", .n_out = 1, .out = {y}, .out_n = {H}, .want = {u.ref}, .tol = 1e-4};
+    wgf_buffer      *b[3] = {y, u.x, u.w};
+    if ((s = wgf__plan_step_bufs(fb, &fpl, u.p, b, 3, 1))) return s;
     if ((s = wgf__plan_check(fb, &fpl, v))) return s;
     v->submits = res->v[1].submits = 1;
     if ((s = wgf__time(fb, wgf__pool_run, &fresh, res->iters, &res->v[0], NULL))) return s;
-    if ((s = wgf__time(fb, wgf__pool_run, &pooled, res->iters, &res->v[1], &pl))) return s;
+    if ((s = wgf__time(fb, wgf__pool_run, &pooled, res->iters, &res->v[1], &u.pl))) return s;
     return WGF_OK;
 }
 
@@ -914,7 +901,7 @@ enum wgf_status wgf_bench_fusion(wgf_ctx *ctx, const struct wgf_fusion_opts *opt
     enum wgf_status s = WGF_OK;
     if (!opts->check_only && wgf_ctx_adapter(ctx)->has_timestamp &&
         (s = wgf_timer_create(ctx, "bench_fusion.timer", 1, &fb.timer)))
-        return wgf_fail(err, s, "bench fusion %s: timer: %s", fb.exp, wgf_ctx_last_error(ctx));
+        return wgf_ctx_err(ctx, err, s, "bench fusion %s: timer", fb.exp);
     switch (exp) {
     case WGF_FUSION_RMSNORM: s = wgf__exp_rmsnorm(&fb, out); break;
     case WGF_FUSION_MLP: s = wgf__exp_mlp(&fb, out); break;

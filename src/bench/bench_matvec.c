@@ -16,6 +16,7 @@
 
 #include "util/rng.h"
 #include "wgfuse/bench.h"
+#include "wgfuse/half.h"
 
 #define MV_TOL 1e-4
 
@@ -205,8 +206,8 @@ static enum wgf_status mv_run_case(wgf_ctx *ctx, wgf_timer *tm, const struct mv_
         for (uint32_t k = 0; k < KP; k++) {
             float v = k < K ? wgf_rng_uniform(&rng, -scale, scale) : 0.0f;
             if (c->f16) {
-                uint16_t h = wgf_ref_f32_to_f16(v);
-                v          = wgf_ref_f16_to_f32(h);
+                uint16_t h = wgf_f32_to_f16(v);
+                v          = wgf_f16_to_f32(h);
                 if (k % 2 == 0) dst[k / 2] = h;
                 else dst[k / 2] |= (uint32_t)h << 16;
             } else {

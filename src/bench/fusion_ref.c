@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "wgfuse/bench.h"
-#include "wgfuse/llm.h"
 
 void wgf_ref_rmsnorm(float *y, const float *x, const float *w, uint32_t n, float eps)
 {
@@ -80,8 +79,3 @@ void wgf_ref_tiny(float *y, const float *x, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) y[i] = 2.0f * x[i] + 1.0f;
 }
-
-/* The bench's f16 references are the library's conversions (src/llm/dtype.c: round to
- * nearest even, subnormals, inf/NaN), so the bench and the model loader agree bit for bit. */
-uint16_t wgf_ref_f32_to_f16(float f) { return wgf_f32_to_f16(f); }
-float wgf_ref_f16_to_f32(uint16_t h) { return wgf_f16_to_f32(h); }

@@ -1,13 +1,17 @@
 /* wgfuse CLI — shared state and the subcommand entry points.
  *
  * The process-wide CLI state (the only global in wgfuse) holds the options every
- * subcommand understands: --webgpu-lib, --adapter, --quiet, --json. Each part owns one
- * cmd_<part>.c with `int wgf_cmd_<name>(int argc, char **argv)` that parses its own flags
- * (argv[0] is the subcommand) and returns the exit code: 0 ok, 1 failure, 2 usage error. */
+ * subcommand understands: --webgpu-lib, --adapter, --quiet, --json. Each command has one
+ * cmd_<name>.c with `int wgf_cmd_<name>(int argc, char **argv)` that parses its own flags
+ * (argv[0] is the subcommand) and returns the exit code: 0 ok, 1 failure, 2 usage error;
+ * -h / --help at any flag position prints its usage on stdout and exits 0. Commands use
+ * the public API only (include/wgfuse/); the build's structure check enforces it. */
 #ifndef WGF_CLI_H
 #define WGF_CLI_H
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "wgfuse/gpu.h"
@@ -33,6 +37,15 @@ void wgf_cli_error(const char *fmt, ...)
  * a finite number in [lo, hi]. */
 bool wgf_cli_parse_long(const char *flag, const char *s, long lo, long hi, long *out);
 bool wgf_cli_parse_double(const char *flag, const char *s, double lo, double hi, double *out);
+/* True for "-h" and "--help": every subcommand answers them with its usage on stdout, exit 0. */
+bool wgf_cli_is_help(const char *arg);
+/* The value of the flag at argv[*i] (argv[*i + 1], and *i advances); NULL after printing
+ * "<flag> needs a value" when there is none. */
+const char *wgf_cli_flag_value(int argc, char **argv, int *i);
+/* "1,2,3" -> ids (malloc'd, caller frees). Ids must be integers in [0, 2^31), at most
+ * WGF_CLI_MAX_IDS of them; false after printing the usage error. */
+#define WGF_CLI_MAX_IDS (1L << 24)
+bool wgf_cli_parse_ids(const char *flag, const char *s, int32_t **ids, size_t *n);
 /* Record the path of a memory-mapped input the command is about to use. If the file is
  * truncated or becomes unreadable while mapped, the kernel raises SIGBUS on the next access;
  * main's handler then prints one line naming this path and exits 1 (RELIABILITY.md #30). */
@@ -54,14 +67,28 @@ static inline bool wgf_cli_interrupt_pending(void) { return wgf_cli.interrupted 
 int         wgf_cli_interrupt_code(void);  /* 128 + signal number                     */
 const char *wgf_cli_interrupt_name(void);  /* "SIGINT" / "SIGTERM"                    */
 
+/* What the LLM commands share (cli_llm.c). */
+struct wgf_llm_model;
+struct wgf_llm_backend;
+struct wgf_llm_backend_options;
+/* CPU threads by default: the online cores, at most 16. */
+uint32_t wgf_cli_default_threads(void);
+/* --backend NAME: true when NAME is one of ours (cpu-ref, gpu), else prints the usage error. */
+bool wgf_cli_backend_name_ok(const char *name);
+/* Open backend `name` ("cpu-ref", NULL = cpu-ref, or "gpu") on m. For gpu a context is
+ * created from the global --adapter/--webgpu-lib options into *ctx (the caller frees it after
+ * the backend). Prints the error and returns false on failure. */
+bool wgf_cli_backend_open(const char *name, const char *model, const struct wgf_llm_model *m,
+                          struct wgf_llm_backend_options *bo, wgf_ctx **ctx, struct wgf_llm_backend *be);
+
 /* Subcommands. */
-int wgf_cmd_info(int argc, char **argv);      /* cmd_info.c   */
-int wgf_cmd_report(int argc, char **argv);    /* cmd_report.c */
-int wgf_cmd_run(int argc, char **argv);       /* cmd_llm.c    */
-int wgf_cmd_tokenize(int argc, char **argv);  /* cmd_llm.c    */
-int wgf_cmd_llm(int argc, char **argv);       /* cmd_llm.c    */
-int wgf_cmd_sim(int argc, char **argv);       /* cmd_sim.c    */
-int wgf_cmd_bench(int argc, char **argv);     /* cmd_bench.c  */
+int wgf_cmd_info(int argc, char **argv);      /* cmd_info.c     */
+int wgf_cmd_report(int argc, char **argv);    /* cmd_report.c   */
+int wgf_cmd_run(int argc, char **argv);       /* cmd_run.c      */
+int wgf_cmd_tokenize(int argc, char **argv);  /* cmd_tokenize.c */
+int wgf_cmd_llm(int argc, char **argv);       /* cmd_llm.c      */
+int wgf_cmd_sim(int argc, char **argv);       /* cmd_sim.c      */
+int wgf_cmd_bench(int argc, char **argv);     /* cmd_bench.c    */
 int wgf__cmd_bench_matvec(int argc, char **argv); /* cmd_bench_matvec.c: `bench matvec` */
 
 /* Sections of `wgfuse report`, each printing to `out` on the given context. Return 0 ok. */

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -62,6 +63,50 @@ bool wgf_cli_parse_double(const char *flag, const char *s, double lo, double hi,
         return false;
     }
     *out = v;
+    return true;
+}
+
+bool wgf_cli_is_help(const char *arg) { return arg && (!strcmp(arg, "-h") || !strcmp(arg, "--help")); }
+
+const char *wgf_cli_flag_value(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        wgf_cli_error("%s needs a value", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+bool wgf_cli_parse_ids(const char *flag, const char *s, int32_t **ids, size_t *n)
+{
+    *ids = NULL;
+    *n   = 0;
+    size_t cap = 1;
+    for (const char *p = s; *p; p++) cap += *p == ',';
+    if (cap > (size_t)WGF_CLI_MAX_IDS) {
+        wgf_cli_error("%s: more than %ld ids", flag, WGF_CLI_MAX_IDS);
+        return false;
+    }
+    int32_t *v = malloc(cap * sizeof *v);
+    if (!v) {
+        wgf_cli_error("%s: out of memory", flag);
+        return false;
+    }
+    const char *p = s;
+    for (;;) {
+        char *end;
+        errno  = 0;
+        long x = strtol(p, &end, 10);
+        if (end == p || errno || x < 0 || x > INT32_MAX || (*end != ',' && *end != 0)) {
+            wgf_cli_error("%s: '%s' is not a comma-separated list of token ids", flag, s);
+            free(v);
+            return false;
+        }
+        v[(*n)++] = (int32_t)x;
+        if (!*end) break;
+        p = end + 1;
+    }
+    *ids = v;
     return true;
 }
 

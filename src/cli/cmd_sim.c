@@ -119,6 +119,7 @@ static int save_policy(const char *path, enum wgf_sim_workload w, const struct w
 
 static int cmd_train(int argc, char **argv)
 {
+    if (argc >= 2 && wgf_cli_is_help(argv[1])) return usage(stdout), 0;
     if (argc < 2 || argv[1][0] == '-') {
         usage(stderr);
         return 2;
@@ -195,6 +196,8 @@ static int cmd_train(int argc, char **argv)
         } else if (!strcmp(f, "--lr")) {
             if (!wgf_cli_parse_double(f, a, 1e-9, 100, &d)) return 2;
             ec.lr = (float)d, i++;
+        } else if (wgf_cli_is_help(f)) {
+            return usage(stdout), 0;
         } else {
             wgf_cli_error("sim train: unknown or incomplete flag '%s'", f);
             return 2;
@@ -301,6 +304,7 @@ done:
 
 static int cmd_eval(int argc, char **argv)
 {
+    if (argc >= 2 && wgf_cli_is_help(argv[1])) return usage(stdout), 0;
     if (argc < 2 || argv[1][0] == '-') {
         usage(stderr);
         return 2;
@@ -320,6 +324,8 @@ static int cmd_eval(int argc, char **argv)
         } else if (!strcmp(f, "--strategy") && a) {
             if (wgf_sim_strategy_parse(a, &strategy, &chunk, &err) != WGF_OK) return wgf_cli_error("%s", err.msg), 2;
             i++;
+        } else if (wgf_cli_is_help(f)) {
+            return usage(stdout), 0;
         } else {
             wgf_cli_error("sim eval: unknown or incomplete flag '%s'", f);
             return 2;
@@ -387,6 +393,7 @@ done:
 
 static int cmd_trace(int argc, char **argv)
 {
+    if (argc >= 2 && wgf_cli_is_help(argv[1])) return usage(stdout), 0;
     if (argc < 2 || argv[1][0] == '-') {
         usage(stderr);
         return 2;
@@ -407,6 +414,8 @@ static int cmd_trace(int argc, char **argv)
         else if (!strcmp(f, "--seed")) {
             if (!wgf_cli_parse_long(f, a, 0, 4294967295L, &v)) return 2;
             seed = v, i++;
+        } else if (wgf_cli_is_help(f)) {
+            return usage(stdout), 0;
         } else {
             wgf_cli_error("sim trace: unknown or incomplete flag '%s'", f);
             return 2;
@@ -467,16 +476,11 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static const char *evolve_name(int evolve_wide)
-{
-    return evolve_wide == 2 ? "split" : evolve_wide == 1 ? "wide" : "thread";
-}
-
 static int cmd_bench(int argc, char **argv)
 {
     const char *workloads = "cartpole", *strategies = "fused,chunked:50,per-step", *pops = "1024", *steps = "0";
     long gens = 10, runs = 3, hidden = 0, dim = 2000, feedback = -1;
-    int  evolve_wide = -1;
+    enum wgf_sim_evolve evolve = WGF_SIM_EVOLVE_AUTO;
     bool json = false;
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
@@ -500,17 +504,13 @@ static int cmd_bench(int argc, char **argv)
             if (!wgf_cli_parse_long(f, a, 0, 4, &feedback)) return 2;
             i++;
         } else if (!strcmp(f, "--evolve") && a) {
-            if (!strcmp(a, "auto")) evolve_wide = -1;
-            else if (!strcmp(a, "split")) evolve_wide = 2;
-            else if (!strcmp(a, "thread")) evolve_wide = 0;
-            else if (!strcmp(a, "wide")) evolve_wide = 1;
-            else {
+            if (wgf_sim_evolve_parse(a, &evolve, NULL) != WGF_OK) {
                 wgf_cli_error("sim bench: --evolve %s: expected auto, split, thread or wide", a);
                 return 2;
             }
             i++;
         } else if (!strcmp(f, "--json")) json = true;
-        else if (!strcmp(f, "--help") || !strcmp(f, "-h")) return usage(stdout), 0;
+        else if (wgf_cli_is_help(f)) return usage(stdout), 0;
         else {
             wgf_cli_error("sim bench: unknown or incomplete flag '%s'", f);
             return 2;
@@ -582,7 +582,7 @@ static int cmd_bench(int argc, char **argv)
                     c.dim       = (int)dim;
                     if (w != WGF_SIM_FINSIM) c.n_feedback = (int)feedback;
                     c.ga.elites = c.pop > 64 ? c.pop / 64 : 1;
-                    c.evolve_wide = evolve_wide;
+                    c.evolve    = evolve;
                     if (wgf_cli_interrupt_pending()) goto end; /* the rows so far, marked incomplete */
                     wgf_sim *sim = NULL;
                     struct wgf_sim_bench_result r;
@@ -608,7 +608,7 @@ static int cmd_bench(int argc, char **argv)
                                "\"checksum\": %.9g, \"ref_matched\": %d, \"ref_checked\": %d, "
                                "\"gpu_ms_reset\": %.4g, \"gpu_ms_episode\": %.4g, \"gpu_ms_evolve\": %.4g}",
                                first ? "" : ",", wi->name, strat, c.pop, L_eff, wgf_sim_n_params(sim),
-                               evolve_name(wgf_sim_config_of(sim)->evolve_wide), r.dispatches_per_gen, r.gens, runs, r.gen_per_s_noreadback, r.gen_per_s_readback,
+                               wgf_sim_evolve_name(wgf_sim_config_of(sim)->evolve), r.dispatches_per_gen, r.gens, runs, r.gen_per_s_noreadback, r.gen_per_s_readback,
                                r.eval_per_s, r.checksum, r.ref_matched, r.ref_checked, r.gpu_ms_reset,
                                r.gpu_ms_episode, r.gpu_ms_evolve);
                     } else {
@@ -657,6 +657,8 @@ static int cmd_market(int argc, char **argv)
             i++;
         } else if (!strcmp(f, "--out") && a) {
             out = a, i++;
+        } else if (wgf_cli_is_help(f)) {
+            return usage(stdout), 0;
         } else {
             wgf_cli_error("sim market: unknown or incomplete flag '%s'", f);
             return 2;

@@ -20,7 +20,7 @@ static void usage(FILE *f)
             "  sim train|eval|bench|trace  fused sequential simulation and evolution\n"
             "  run -m MODEL -p PROMPT  generate text with an LLM (HF directory or GGUF)\n"
             "  tokenize -m MODEL -p TEXT  print token ids as JSON\n"
-            "  llm make-test-model|load-check  LLM utilities\n"
+            "  llm make-test-model|load-check|bench  LLM utilities\n"
             "\n"
             "global flags (before or after COMMAND):\n"
             "  --webgpu-lib PATH    webgpu.h implementation to load (default: $WGFUSE_WEBGPU_LIB, then the\n"

@@ -11,17 +11,19 @@
 #include <string.h>
 
 #include "gpu/gpu_internal.h"
-#include "wgfuse/bench.h"
+#include "gpu/kernels.h"
+#include "wgfuse/gpu_bench.h"
 
 enum wgf_status wgf_gpu_bench_call_breakdown(wgf_ctx *ctx, int reps, struct wgf_call_breakdown *out)
 {
     if (!ctx || !out || reps < 1) return WGF_ERR_ARG;
     enum wgf_status s = wgf__check(ctx);
     if (s != WGF_OK) return s;
-    const char *src = wgf_kernel_source("tiny_f32");
-    if (!src) return wgf__fail(ctx, WGF_ERR_INTERNAL, "call breakdown: kernel tiny_f32 not embedded");
     struct wgf_constant      c    = {"N", 64};
-    struct wgf_pipeline_desc desc = {.label = "tiny_f32", .wgsl = src, .constants = &c, .n_constants = 1};
+    struct wgf_pipeline_desc desc = {.label       = wgf__kernel_role(WGF_KERNEL_TINY_F32),
+                                     .wgsl        = wgf__kernel_wgsl(WGF_KERNEL_TINY_F32),
+                                     .constants   = &c,
+                                     .n_constants = 1};
     wgf_pipeline            *p    = NULL;
     wgf_buffer              *y = NULL, *x = NULL;
     wgf_bind_group          *bg = NULL;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gpu/gpu_internal.h"
+#include "gpu/kernels.h"
 #include "wgfuse/gpu_bench.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -94,7 +95,7 @@ enum wgf_status wgf_gpu_bench_overhead(wgf_ctx *ctx, uint32_t n_small, uint32_t 
     wgf_pipeline *p;
     wgf_buffer *counter = NULL;
     wgf_bind_group *bg = NULL;
-    enum wgf_status s = wgf_pipeline_for_kernel(ctx, "overhead_tick", &p);
+    enum wgf_status s = wgf__pipeline_for(ctx, WGF_KERNEL_OVERHEAD_TICK, &p);
     if (s == WGF_OK) s = wgf_buffer_create(ctx, "overhead counter", 64 * sizeof(float), WGF_BUF_STORAGE, &counter);
     if (s == WGF_OK) s = wgf_bind_group_create(ctx, p, &counter, 1, &bg);
     double t[2][2][WGF_OVERHEAD_MAX_REPS]; /* [raw?][large?][rep] */

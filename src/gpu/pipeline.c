@@ -1,8 +1,10 @@
 /* wgfuse runtime — WGSL kernels and compute pipelines, with a per-context cache.
  *
- * A pipeline is keyed by everything that makes it distinct: the const prelude, the WGSL
- * source, the entry point and the override constants. Asking twice returns the same
- * pipeline. Compile errors come back as WGF_ERR_SHADER with the compiler's messages and
+ * A pipeline is keyed by everything that makes it distinct: its label, the const prelude,
+ * the WGSL source, the entry point and the override constants. Asking twice returns the
+ * same pipeline. The label is part of the key because it names the pipeline in Dawn's
+ * errors and in timings: two roles that compile to the same code (matvec_attn_k and
+ * matvec_attn_v on Qwen shapes) stay two pipelines, each under the name its caller gave. Compile errors come back as WGF_ERR_SHADER with the compiler's messages and
  * line:column positions in the kernel file (prelude lines are not counted). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,17 +24,31 @@ const char *wgf_kernel_source(const char *role)
 int wgf_kernel_count(void) { return wgf_kernel_table_count; }
 const char *wgf_kernel_name(int i) { return i >= 0 && i < wgf_kernel_table_count ? wgf_kernel_table[i].name : NULL; }
 
+/* By id: the table is generated in id order, so entry k is kernel k (no lookup, and a role
+ * that does not exist is a compile error at the caller). */
+const char *wgf__kernel_wgsl(enum wgf_kernel k)
+{
+    WGF_ASSERT((unsigned)k < (unsigned)WGF_KERNEL_COUNT);
+    return wgf_kernel_table[k].source;
+}
+const char *wgf__kernel_role(enum wgf_kernel k)
+{
+    WGF_ASSERT((unsigned)k < (unsigned)WGF_KERNEL_COUNT);
+    return wgf_kernel_table[k].name;
+}
+
 static uint64_t fnv1a(const char *p, size_t n) { return wgf__fnv1a(p, n); }
 
-/* key = prelude \0 source \0 entry \0 name=value;... */
+/* key = label \0 prelude \0 source \0 entry \0 name=value;... */
 static char *make_key(const struct wgf_pipeline_desc *d, size_t *len)
 {
     const char *pre = d->prelude ? d->prelude : "", *entry = d->entry ? d->entry : "main";
-    size_t cap = strlen(pre) + strlen(d->wgsl) + strlen(entry) + 4;
+    size_t cap = strlen(d->label) + strlen(pre) + strlen(d->wgsl) + strlen(entry) + 5;
     for (int i = 0; i < d->n_constants; i++) cap += strlen(d->constants[i].name) + 40;
     char *k = malloc(cap);
     if (!k) return NULL;
     size_t off = 0;
+    off += (size_t)snprintf(k + off, cap - off, "%s", d->label) + 1;
     off += (size_t)snprintf(k + off, cap - off, "%s", pre) + 1;
     off += (size_t)snprintf(k + off, cap - off, "%s", d->wgsl) + 1;
     off += (size_t)snprintf(k + off, cap - off, "%s", entry) + 1;
@@ -235,10 +251,16 @@ enum wgf_status wgf_pipeline_get(wgf_ctx *ctx, const struct wgf_pipeline_desc *d
     return WGF_OK;
 }
 
+enum wgf_status wgf__pipeline_for(wgf_ctx *ctx, enum wgf_kernel k, wgf_pipeline **out)
+{
+    struct wgf_pipeline_desc d = {wgf__kernel_role(k), wgf__kernel_wgsl(k), NULL, "main", NULL, 0};
+    return wgf_pipeline_get(ctx, &d, out);
+}
+
 enum wgf_status wgf_pipeline_for_kernel(wgf_ctx *ctx, const char *role, wgf_pipeline **out)
 {
     const char *src = wgf_kernel_source(role);
-    if (!src) return wgf__fail(ctx, WGF_ERR_ARG, "no embedded kernel named '%s' (src/kernels/%s.wgsl)", role, role);
+    if (!src) return wgf__fail(ctx, WGF_ERR_ARG, "no embedded kernel named '%s' (src/kernels/<part>/%s.wgsl)", role, role);
     struct wgf_pipeline_desc d = {role, src, NULL, "main", NULL, 0};
     return wgf_pipeline_get(ctx, &d, out);
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "gpu/gpu_internal.h"
+#include "gpu/kernels.h"
 #include "util/rng.h"
 
 enum wgf_status wgf_gpu_selfcheck(wgf_ctx *ctx, uint32_t n, uint64_t seed, double *max_abs_err)
@@ -29,7 +30,7 @@ enum wgf_status wgf_gpu_selfcheck(wgf_ctx *ctx, uint32_t n, uint64_t seed, doubl
         uint32_t n;
     } params = {wgf_rng_uniform(&r, 0.5f, 1.5f), n};
 
-    if ((s = wgf_pipeline_for_kernel(ctx, "selfcheck_saxpy", &p)) != WGF_OK) goto done;
+    if ((s = wgf__pipeline_for(ctx, WGF_KERNEL_SELFCHECK_SAXPY, &p)) != WGF_OK) goto done;
     if ((s = wgf_buffer_create(ctx, "selfcheck y", sizeof(float) * n, WGF_BUF_STORAGE, &by)) != WGF_OK) goto done;
     if ((s = wgf_buffer_create(ctx, "selfcheck x", sizeof(float) * n, WGF_BUF_STORAGE, &bx)) != WGF_OK) goto done;
     if ((s = wgf_buffer_create(ctx, "selfcheck params", sizeof params, WGF_BUF_UNIFORM, &bp)) != WGF_OK) goto done;

@@ -1,4 +1,4 @@
-/* wgfuse — element types: f16/bf16 conversion, Q8_0/Q4_0 blocks, tensor row access. */
+/* wgfuse — element types: Q8_0/Q4_0 blocks, tensor row access (scalar f16/bf16: src/util/half.c). */
 #include <math.h>
 #include <string.h>
 
@@ -46,59 +46,6 @@ bool wgf__dtype_nbytes(enum wgf_dtype t, uint64_t nelems, uint64_t ncols, uint64
     if (be > 1 && (ncols == 0 || ncols % be != 0)) return false;
     if (nelems % be != 0) return false;
     return wgf_mul_u64(nelems / be, (uint64_t)wgf_dtype_block_bytes(t), out);
-}
-
-/* ---- scalar conversions ------------------------------------------------------------------ */
-
-float wgf_f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu, x;
-    if (exp == 0) {
-        float v = (float)mant * 5.9604644775390625e-8f; /* subnormal: mant * 2^-24 */
-        return sign ? -v : v;
-    }
-    if (exp == 31) x = sign | 0x7f800000u | (mant << 13);
-    else x = sign | ((exp + 112u) << 23) | (mant << 13); /* rebias 15 -> 127 */
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
-
-uint16_t wgf_f32_to_f16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-    uint32_t ax   = x & 0x7fffffffu;
-    if (ax >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0u));
-    if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65520 rounds to inf */
-    if (ax < 0x38800000u) {                                     /* below 2^-14: subnormal */
-        if (ax < 0x33000000u) return sign;                      /* <= 2^-25 rounds to 0 */
-        uint32_t e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u;
-        uint32_t shift = 126u - e; /* m * 2^(e-150) in units of 2^-24 */
-        uint32_t q = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
-        if (rem > half || (rem == half && (q & 1u))) q++;
-        return (uint16_t)(sign | q);
-    }
-    uint32_t r = ax + 0xfffu + ((ax >> 13) & 1u); /* round to nearest even at bit 13 */
-    r -= 0x38000000u;                             /* rebias 127 -> 15 */
-    return (uint16_t)(sign | (r >> 13));
-}
-
-float wgf_bf16_to_f32(uint16_t h)
-{
-    uint32_t x = (uint32_t)h << 16;
-    float    f;
-    memcpy(&f, &x, 4);
-    return f;
-}
-
-uint16_t wgf_f32_to_bf16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u); /* quiet NaN */
-    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
 static inline uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }

@@ -26,17 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/constants.h" /* WGF_MATVEC_ROWS, WGF_ROPE_WG, WGF_WG_SIZE, WGF_EW_*, ... */
+#include "kernels/ids.h"
 #include "wgfuse/gpu.h"
 #include "wgfuse/llm.h"
 #include "wgfuse/llm_run.h"
 
 #define GPU_UPLOAD_BYTES (4u << 20) /* host staging for weight conversion, per write         */
-#define MATVEC_ROWS 8u              /* rows per matvec workgroup (matvec.wgsl: WG / LANES)   */
-#define ROPE_WG 64u                 /* rope.wgsl workgroup size                              */
-#define EW_WG 256u                  /* elementwise.wgsl workgroup size                       */
-#define ATT_MAX_HEAD_DIM 256u       /* attention.wgsl: one thread per output dim             */
-#define EW_ADD 7                    /* elementwise.wgsl OP: y = a + b                        */
-#define EW_SILU_MUL 8               /* elementwise.wgsl OP: y = silu(a[i]) * a[N + i]        */
 
 /* ======================================================================================
  * State
@@ -160,7 +156,7 @@ static uint64_t rows_per_chunk(const struct gpu *g, uint64_t row_bytes)
     const struct wgf_limits *lim = wgf_ctx_limits(g->ctx);
     uint64_t                 cap = g->max_bind < lim->max_buffer_size ? g->max_bind : lim->max_buffer_size;
     uint64_t                 n   = cap / row_bytes;
-    uint64_t                 grid = (uint64_t)lim->max_compute_workgroups_per_dimension * MATVEC_ROWS;
+    uint64_t                 grid = (uint64_t)lim->max_compute_workgroups_per_dimension * WGF_MATVEC_ROWS;
     return n < grid ? n : grid;
 }
 
@@ -238,14 +234,12 @@ static struct step *add_step(struct gpu *g, struct wgf_err *err)
     return st;
 }
 
-/* One dispatch of `role` (an embedded kernel) with override constants, over `groups`
+/* One dispatch of `kernel` (an embedded kernel) with override constants, over `groups`
  * workgroups, binding bufs[i] at @binding(i). `label` names the pipeline (role + variant). */
-static enum wgf_status dispatch(struct gpu *g, const char *label, const char *role, const struct wgf_constant *k,
+static enum wgf_status dispatch(struct gpu *g, const char *label, enum wgf_kernel kernel, const struct wgf_constant *k,
                                 int n_k, wgf_buffer *const *bufs, int n_bufs, uint32_t groups, struct wgf_err *err)
 {
-    const char *src = wgf_kernel_source(role);
-    if (!src) return wgf_fail(err, WGF_ERR_INTERNAL, "gpu: kernel '%s' is not embedded", role);
-    struct wgf_pipeline_desc d = {.label = label, .wgsl = src, .constants = k, .n_constants = n_k};
+    struct wgf_pipeline_desc d = {.label = label, .wgsl = wgf__kernel_wgsl(kernel), .constants = k, .n_constants = n_k};
     wgf_pipeline            *pl;
     enum wgf_status          s = wgf_pipeline_get(g->ctx, &d, &pl);
     if (s) return ctx_fail(g, err, s, label);
@@ -269,7 +263,8 @@ static enum wgf_status matvec(struct gpu *g, const char *label, wgf_buffer *y, w
                                         {"RESIDUAL", bias ? 1 : 0},
                                         {"ROW0", y_row0 + ch->row0}};
         wgf_buffer *bufs[] = {y, x, ch->buf, bias ? bias : x}; /* r unused without bias: x (read-only) */
-        enum wgf_status s  = dispatch(g, label, "matvec", k, 4, bufs, 4, (ch->rows + MATVEC_ROWS - 1) / MATVEC_ROWS, err);
+        enum wgf_status s  = dispatch(g, label, WGF_KERNEL_MATVEC, k, 4, bufs, 4,
+                                      (ch->rows + WGF_MATVEC_ROWS - 1) / WGF_MATVEC_ROWS, err);
         if (s) return s;
     }
     return WGF_OK;
@@ -279,14 +274,14 @@ static enum wgf_status rmsnorm(struct gpu *g, wgf_buffer *y, wgf_buffer *x, wgf_
 {
     struct wgf_constant k[]    = {{"H", g->c.dim}, {"EPS", g->c.norm_eps}};
     wgf_buffer         *bufs[] = {y, x, w};
-    return dispatch(g, "rmsnorm_fused_f32", "rmsnorm_fused", k, 2, bufs, 3, 1, err);
+    return dispatch(g, "rmsnorm_f32", WGF_KERNEL_RMSNORM, k, 2, bufs, 3, 1, err);
 }
 
 static enum wgf_status rope(struct gpu *g, const char *label, wgf_buffer *v, uint32_t n_heads, struct wgf_err *err)
 {
     struct wgf_constant k[]    = {{"N_HEADS", n_heads}, {"HEAD_DIM", g->c.head_dim}, {"HALF", g->half}};
     wgf_buffer         *bufs[] = {v, g->rope_cs};
-    return dispatch(g, label, "rope", k, 3, bufs, 2, (n_heads * g->half + ROPE_WG - 1) / ROPE_WG, err);
+    return dispatch(g, label, WGF_KERNEL_ROPE, k, 3, bufs, 2, (n_heads * g->half + WGF_ROPE_WG - 1) / WGF_ROPE_WG, err);
 }
 
 /* y = a + b (elementwise ADD), or y = silu(a[i]) * a[n + i] (SILU_MUL) */
@@ -295,7 +290,7 @@ static enum wgf_status elementwise(struct gpu *g, const char *label, int op, uin
 {
     struct wgf_constant k[]    = {{"OP", op}, {"N", n}};
     wgf_buffer         *bufs[] = {y, a, b};
-    return dispatch(g, label, "elementwise", k, 2, bufs, 3, (n + EW_WG - 1) / EW_WG, err);
+    return dispatch(g, label, WGF_KERNEL_ELEMENTWISE, k, 2, bufs, 3, (n + WGF_WG_SIZE - 1) / WGF_WG_SIZE, err);
 }
 
 static enum wgf_status kv_store(struct gpu *g, wgf_buffer *src, wgf_buffer *cache, struct wgf_err *err)
@@ -314,7 +309,7 @@ static enum wgf_status attention(struct gpu *g, const struct glayer *L, struct w
     struct wgf_constant k[] = {{"N_HEADS", g->c.n_heads},  {"N_KV_HEADS", g->c.n_kv_heads}, {"HEAD_DIM", g->c.head_dim},
                                {"N_CTX", g->n_ctx},        {"SCALE", 1.0f / sqrtf((float)g->c.head_dim)}};
     wgf_buffer *bufs[] = {g->att_out, g->att, g->q, L->kv_cache_k, L->kv_cache_v, g->step_buf};
-    return dispatch(g, "attention_f32", "attention", k, 5, bufs, 6, (uint32_t)g->c.n_heads, err);
+    return dispatch(g, "attention_f32", WGF_KERNEL_ATTENTION, k, 5, bufs, 6, (uint32_t)g->c.n_heads, err);
 }
 
 /* The unfused plan, in cpu-ref's role order. The embedding row is written to x[0] by the
@@ -343,7 +338,7 @@ static enum wgf_status plan_unfused(struct gpu *g, struct wgf_err *err)
         if ((s = attention(g, L, err))) break;
         /* o_proj, residual: x[1] = x[0] + att_out.Wo^T */
         if ((s = matvec(g, "matvec_attn_output", g->proj, g->att_out, &L->wo, NULL, 0, err)) ||
-            (s = elementwise(g, "add_residual", EW_ADD, dim, g->x[1], g->x[0], g->proj, err)))
+            (s = elementwise(g, "add_residual", WGF_EW_ADD, dim, g->x[1], g->x[0], g->proj, err)))
             break;
         /* ffn_norm: xb = rmsnorm(x) * ffn_norm */
         if ((s = rmsnorm(g, g->xb, g->x[1], L->ffn_norm, err))) break;
@@ -352,10 +347,10 @@ static enum wgf_status plan_unfused(struct gpu *g, struct wgf_err *err)
             (s = matvec(g, "matvec_ffn_up", g->hb, g->xb, &L->w_up, NULL, hid, err)))
             break;
         /* silu*mul: hb_act = silu(gate) * up */
-        if ((s = elementwise(g, "silu_mul", EW_SILU_MUL, hid, g->hb_act, g->hb, g->hb, err))) break;
+        if ((s = elementwise(g, "silu_mul", WGF_EW_SILU_MUL, hid, g->hb_act, g->hb, g->hb, err))) break;
         /* down, residual: x[0] = x[1] + hb_act.Wdown^T */
         if ((s = matvec(g, "matvec_ffn_down", g->proj, g->hb_act, &L->w_down, NULL, 0, err)) ||
-            (s = elementwise(g, "add_residual", EW_ADD, dim, g->x[0], g->x[1], g->proj, err)))
+            (s = elementwise(g, "add_residual", WGF_EW_ADD, dim, g->x[0], g->x[1], g->proj, err)))
             break;
     }
     if (s) return s;
@@ -404,9 +399,9 @@ static enum wgf_status check_limits(struct gpu *g, struct wgf_err *err)
     const struct wgf_llm_config  *c = &g->c;
     const struct wgf_llm_weights *W = &g->m->weights;
     enum wgf_status               s;
-    if ((uint32_t)c->head_dim > ATT_MAX_HEAD_DIM)
+    if ((uint32_t)c->head_dim > WGF_ATT_MAX_HEAD_DIM)
         return wgf_fail(err, WGF_ERR_UNSUPPORTED, "gpu: head_dim %d > %u (attention.wgsl: one thread per dim)",
-                        c->head_dim, ATT_MAX_HEAD_DIM);
+                        c->head_dim, WGF_ATT_MAX_HEAD_DIM);
     if ((uint32_t)c->n_heads > wgf_ctx_limits(g->ctx)->max_compute_workgroups_per_dimension)
         return wgf_fail(err, WGF_ERR_LIMIT, "gpu: %d heads > maxComputeWorkgroupsPerDimension", c->n_heads);
     if ((s = check_split(g, &W->lm_head, "llm.output.weight", err))) return s;

@@ -1,4 +1,4 @@
-/* wgfuse — random-weight test models as HF directories and GGUF files (see test_model.h).
+/* wgfuse — random-weight test models as HF directories and GGUF files (wgfuse/llm_test_model.h).
  *
  * Names follow transformers (model.layers.N.self_attn.q_proj.weight, ...) and llama.cpp's
  * convert_hf_to_gguf.py (blk.N.attn_q.weight, ...). For Llama, llama.cpp permutes q/k rows
@@ -11,11 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/wraps.h"
 
 #include "llm/model_files.h"
-#include "llm/test_model.h"
+#include "llm/gguf.h"
+#include "wgfuse/llm_run.h"
+#include "wgfuse/llm_test_model.h"
+#include "wgfuse/tokenizer.h"
 #include "util/rng.h"
 
 void wgf_test_model_spec_default(struct wgf_test_model_spec *s, enum wgf_arch arch)
@@ -431,9 +435,65 @@ static enum wgf_status write_gguf(const struct wgf_test_model_spec *s, const str
     return st;
 }
 
+/* ---- the test tokenizer (opts.with_test_tokenizer) --------------------------------------- */
+
+struct test_tok {
+    char    json[4200]; /* the test tokenizer.json, written once next to the output          */
+    int32_t eos;
+};
+
+static enum wgf_status test_tok_hook(void *user, const char *hf_dir, struct wgf_gguf_writer *gguf, struct wgf_err *err)
+{
+    struct test_tok *h = user;
+    if (hf_dir) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/tokenizer.json", hf_dir);
+        return wgf_tokenizer_write_test_json(p, err);
+    }
+    return wgf_llm_gguf_add_tokenizer_json(gguf, h->json, -1, h->eos, err);
+}
+
+/* Write the tokenizer once to learn its ids (EOS = <|im_end|>, BOS = <|endoftext|>) and
+ * size, then the model with a hook that writes it in the format's form. */
+static enum wgf_status write_with_test_tokenizer(const struct wgf_test_model_spec *s,
+                                                 const struct wgf_test_model_opts *o, const char *path,
+                                                 struct wgf_err *err)
+{
+    struct test_tok       h   = {.eos = -1};
+    struct wgf_tokenizer *tok = NULL;
+    snprintf(h.json, sizeof h.json, "%s.tokenizer.tmp.%d.json", path, (int)getpid());
+    enum wgf_status st = wgf_tokenizer_write_test_json(h.json, err);
+    if (st == WGF_OK) st = wgf_tokenizer_load_json(h.json, NULL, &tok, err);
+    if (st != WGF_OK) {
+        unlink(h.json);
+        return st;
+    }
+    size_t  tv     = wgf_tokenizer_vocab_size(tok);
+    int32_t eot    = wgf_tokenizer_find(tok, "<|endoftext|>");
+    int32_t im_end = wgf_tokenizer_find(tok, "<|im_end|>");
+    wgf_tokenizer_free(tok);
+    struct wgf_test_model_spec sp = *s;
+    struct wgf_test_model_opts op = *o;
+    if ((size_t)sp.vocab_size < tv) {
+        unlink(h.json);
+        return wgf_fail(err, WGF_ERR_ARG, "vocab %d < the test tokenizer's %zu tokens", sp.vocab_size, tv);
+    }
+    /* the chat template ends the assistant turn with <|im_end|>: generation stops there */
+    if (eot >= 0) sp.bos_id = eot; /* as Qwen2.5's config: bos_token_id = <|endoftext|> */
+    sp.eos_id              = im_end >= 0 ? im_end : eot;
+    h.eos                  = sp.eos_id;
+    op.with_test_tokenizer = false;
+    op.tokenizer           = test_tok_hook;
+    op.tokenizer_user      = &h;
+    st                     = wgf_test_model_write(&sp, &op, path, err);
+    unlink(h.json);
+    return st;
+}
+
 enum wgf_status wgf_test_model_write(const struct wgf_test_model_spec *s, const struct wgf_test_model_opts *o, const char *path,
                                      struct wgf_err *err)
 {
+    if (o->with_test_tokenizer) return write_with_test_tokenizer(s, o, path, err);
     enum wgf_status st = check_spec(s, path, err);
     if (st) return st;
     int               n  = tm_list(s, NULL);

@@ -1,4 +1,4 @@
-/* wgfuse — the tokenizer that belongs to a loaded model, and tokenizer.json -> GGUF keys.
+/* wgfuse — the tokenizer that belongs to a loaded model or a path, and tokenizer.json -> GGUF keys.
  *
  * A Hugging Face directory carries tokenizer.json (+ tokenizer_config.json for BOS/EOS and
  * add_bos_token); a GGUF file carries tokenizer.ggml.* arrays, which gguf_vocab.c turns into
@@ -50,6 +50,44 @@ enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf
     snprintf(tc, n, "%s/tokenizer_config.json", m->path);
     enum wgf_status s = WGF_OK;
     if (is_regular_file(tj)) s = wgf_tokenizer_load_json(tj, is_regular_file(tc) ? tc : NULL, out, err);
+    free(tj);
+    free(tc);
+    return s;
+}
+
+enum wgf_status wgf_llm_tokenizer_load_path(const char *path, struct wgf_tokenizer **tok, struct wgf_err *err)
+{
+    *tok = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0) return wgf_fail(err, WGF_ERR_IO, "%s: %s", path, strerror(errno));
+    size_t n  = strlen(path) + 32;
+    char  *tj = malloc(n), *tc = malloc(n);
+    if (!tj || !tc) {
+        free(tj), free(tc);
+        return wgf_fail(err, WGF_ERR_NOMEM, "%s: path", path);
+    }
+    enum wgf_status s = WGF_OK;
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(tj, n, "%s/tokenizer.json", path);
+        snprintf(tc, n, "%s/tokenizer_config.json", path);
+        struct stat s2;
+        if (stat(tj, &s2) == 0) s = wgf_tokenizer_load_json(tj, stat(tc, &s2) == 0 ? tc : NULL, tok, err);
+    } else {
+        size_t pl = strlen(path);
+        if (pl >= 5 && strcmp(path + pl - 5, ".json") == 0) {
+            s = wgf_tokenizer_load_json(path, NULL, tok, err);
+        } else {
+            struct wgf_gguf *g = NULL;
+            if ((s = wgf_gguf_open(path, &g, err)) == WGF_OK && wgf_gguf_find(g, "tokenizer.ggml.tokens") >= 0) {
+                struct wgf_tok_spec spec;
+                void               *storage = NULL;
+                wgf_tok_spec_init(&spec);
+                if ((s = wgf_gguf_tok_spec(g, &spec, &storage, err)) == WGF_OK) s = wgf_tokenizer_from_spec(&spec, tok, err);
+                free(storage);
+            }
+            wgf_gguf_close(g);
+        }
+    }
     free(tj);
     free(tc);
     return s;

@@ -100,11 +100,11 @@ bool wgf__utf8_is_prefix(const unsigned char *s, size_t n);
 uint32_t wgf__bytelevel_cp(unsigned b);
 int      wgf__bytelevel_byte(uint32_t cp);
 
-/* ---- maps (tokenizer.c) -------------------------------------------------------------- */
+/* ---- maps (tokenizer_vocab.c) -------------------------------------------------------- */
 int32_t wgf__idmap_get(const struct wgf__idmap *m, const struct wgf__tok_entry *ents, const char *key,
                        size_t len);
 
-/* ---- building (tokenizer.c) ---------------------------------------------------------- */
+/* ---- building (tokenizer_vocab.c) ---------------------------------------------------- */
 /* Allocate a tokenizer with n_vocab zeroed entries and all ids -1. */
 enum wgf_status wgf__tok_alloc(enum wgf_tok_model model, size_t n_vocab, const char *src,
                                struct wgf_tokenizer **out, struct wgf_err *err);
@@ -154,7 +154,7 @@ enum wgf_status wgf__pretok_split(const struct wgf_tokenizer *t, const char *tex
 enum wgf_status wgf__tok_encode_masked(const struct wgf_tokenizer *t, const char *text, size_t len, unsigned flags,
                                        const unsigned char *special_ok, int32_t **ids, size_t *n, struct wgf_err *err);
 
-/* ---- id output buffer ---------------------------------------------------------------- */
+/* ---- id output buffer (tokenizer_vocab.c) -------------------------------------------- */
 struct wgf__ids {
     int32_t *v;
     size_t   n, cap;

@@ -69,15 +69,14 @@ enum wgf_status wgf_sim_es_create(wgf_sim *sim, const struct wgf_sim_es_config *
     if (s == WGF_OK && (s = wgf_buffer_write(ctx, es->uniform, 0, &u, sizeof u)) != WGF_OK) s = wgf__sim_gpu_fail(sim, err, s, "es uniform");
     free(t0);
 
-    const char *frags[1] = {"sim_rng"};
-    char       *prelude  = s == WGF_OK ? wgf__sim_compose(sim, frags, 1, err) : NULL;
+    char *prelude = s == WGF_OK ? wgf__sim_compose(sim, NULL, 0, err) : NULL;
     if (s == WGF_OK && !prelude) s = err ? err->status : WGF_ERR_NOMEM;
     static const char *names[3] = {"es_sample", "es_rank", "es_update"};
     for (int m = 0; m < 3 && s == WGF_OK; m++) {
         char label[64];
         snprintf(label, sizeof label, "%s_%s", names[m], wgf_sim_workload_info(sim->cfg.workload)->name);
         struct wgf_constant k = {"MODE", m};
-        struct wgf_pipeline_desc d = {.label = label, .wgsl = wgf_kernel_source("es"), .prelude = prelude,
+        struct wgf_pipeline_desc d = {.label = label, .wgsl = wgf__kernel_wgsl(WGF_KERNEL_ES), .prelude = prelude,
                                       .constants = &k, .n_constants = 1};
         if ((s = wgf_pipeline_get(ctx, &d, &es->pipe[m])) != WGF_OK) {
             s = wgf__sim_gpu_fail(sim, err, s, label);

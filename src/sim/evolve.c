@@ -5,7 +5,7 @@
  * crossed-over, gaussian-mutated child; the generation counter advances on the GPU
  * (ctl[!p] = ctl[p] + 1), so generations chain without host writes.
  *
- * cfg.evolve_wide 2 (the default on GPUs): the split evolve, three small passes in one
+ * cfg.evolve SPLIT (the default on GPUs): the split evolve, three small passes in one
  * compute pass:
  *   evolve_select  a thread per genome: its two tournaments and RNG stream -> sel; per
  *                  block of TOP_WG genomes, the block's best min(elites, TOP_WG) in order
@@ -20,7 +20,7 @@
  * 4-byte load and compare per step, on 64 workgroups: a latency chain of POP (x elites/rank)
  * steps that dominated a generation on a GPU (H200, 4,096 x 114, 64 elites: 0.38 ms). The
  * split passes give the same bits (tests/sim/test_sim_evolve.c); the one-dispatch kernels
- * (cfg.evolve_wide 0 / 1) stay as references and as the default on CPU adapters, where
+ * (cfg.evolve THREAD / WIDE) stay as references and as the default on CPU adapters, where
  * there is no latency to hide (strategies.c). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,29 +34,25 @@ struct ga_uniform {
     uint32_t pad[4]; /* 32 bytes */
 };
 
-static enum wgf_status make_pipe(wgf_sim *sim, const char *role, const char *prelude, const struct wgf_constant *k,
+/* Pipeline of an evolve kernel, labelled "<role>_<workload>". */
+static enum wgf_status make_pipe(wgf_sim *sim, enum wgf_kernel kernel, const char *prelude, const struct wgf_constant *k,
                                  int nk, wgf_pipeline **out, struct wgf_err *err)
 {
     char label[64];
-    const char *src = wgf_kernel_source(role);
-    if (!src) return wgf_fail(err, WGF_ERR_INTERNAL, "sim: kernel '%s' is not embedded", role);
-    snprintf(label, sizeof label, "%s_%s", role, wgf_sim_workload_info(sim->cfg.workload)->name);
-    struct wgf_pipeline_desc d = {.label = label, .wgsl = src, .prelude = prelude, .constants = k, .n_constants = nk};
+    snprintf(label, sizeof label, "%s_%s", wgf__kernel_role(kernel), wgf_sim_workload_info(sim->cfg.workload)->name);
+    struct wgf_pipeline_desc d = {.label       = label,
+                                  .wgsl        = wgf__kernel_wgsl(kernel),
+                                  .prelude     = prelude,
+                                  .constants   = k,
+                                  .n_constants = nk};
     enum wgf_status s = wgf_pipeline_get(sim->ctx, &d, out);
     return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, label);
 }
 
-static enum wgf_status make_bg(wgf_sim *sim, wgf_pipeline *p, wgf_buffer **b, int n, wgf_bind_group **out,
-                               struct wgf_err *err)
-{
-    enum wgf_status s = wgf_bind_group_create(sim->ctx, p, b, n, out);
-    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(p));
-}
-
+/* A storage buffer of at least 16 bytes (a zero-elite population still binds sim.elite). */
 static enum wgf_status make_buf(wgf_sim *sim, const char *label, uint64_t bytes, wgf_buffer **out, struct wgf_err *err)
 {
-    enum wgf_status s = wgf_buffer_create(sim->ctx, label, bytes < 16 ? 16 : bytes, WGF_BUF_STORAGE, out);
-    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, label);
+    return wgf__sim_buffer(sim, label, bytes < 16 ? 16 : bytes, WGF_BUF_STORAGE, out, err);
 }
 
 static enum wgf_status split_init(wgf_sim *sim, const char *prelude, struct wgf_err *err)
@@ -68,37 +64,36 @@ static enum wgf_status split_init(wgf_sim *sim, const char *prelude, struct wgf_
     sim->evolve_dispatches = rank ? 3 : 2;
     uint64_t ncand = (uint64_t)sim->evolve_blocks * (uint64_t)sim->evolve_cand;
     struct wgf_constant k[2] = {{"CE", sim->evolve_cand}, {"NB", sim->evolve_blocks}};
-    enum wgf_status s = make_pipe(sim, "evolve_select", prelude, k, 1, &sim->evolve_pass[0], err);
-    if (s == WGF_OK && rank) s = make_pipe(sim, "evolve_rank", prelude, k, 2, &sim->evolve_pass[1], err);
-    if (s == WGF_OK) s = make_pipe(sim, "evolve_breed", prelude, NULL, 0, &sim->evolve_pass[2], err);
+    enum wgf_status s = make_pipe(sim, WGF_KERNEL_EVOLVE_SELECT, prelude, k, 1, &sim->evolve_pass[0], err);
+    if (s == WGF_OK && rank) s = make_pipe(sim, WGF_KERNEL_EVOLVE_RANK, prelude, k, 2, &sim->evolve_pass[1], err);
+    if (s == WGF_OK) s = make_pipe(sim, WGF_KERNEL_EVOLVE_BREED, prelude, NULL, 0, &sim->evolve_pass[2], err);
     if (s == WGF_OK) s = make_buf(sim, "sim.sel", (uint64_t)pop * 16u, &sim->sel, err);
     if (s == WGF_OK) s = make_buf(sim, "sim.cand_idx", ncand * 4u, &sim->cand_idx, err);
     if (s == WGF_OK) s = make_buf(sim, "sim.cand_fit", ncand * 4u, &sim->cand_fit, err);
     if (s == WGF_OK) s = make_buf(sim, "sim.elite", (uint64_t)E * 4u, &sim->elite, err);
     if (s == WGF_OK && rank) {
         wgf_buffer *b[4] = {sim->elite, sim->cand_idx, sim->cand_fit, sim->ga};
-        s = make_bg(sim, sim->evolve_pass[1], b, 4, &sim->rank_bg, err);
+        s = wgf__sim_bind_group(sim, sim->evolve_pass[1], b, 4, &sim->rank_bg, err);
     }
     for (int p = 0; p < 2 && s == WGF_OK; p++) {
         wgf_buffer *bs[6] = {sim->sel, sim->cand_idx, sim->cand_fit, sim->fitness, sim->ctl[p], sim->ga};
-        s = make_bg(sim, sim->evolve_pass[0], bs, 6, &sim->select_bg[p], err);
+        s = wgf__sim_bind_group(sim, sim->evolve_pass[0], bs, 6, &sim->select_bg[p], err);
         /* one block: its sorted candidate list is the elite */
         wgf_buffer *bb[7] = {sim->params[!p], sim->ctl[!p],   sim->params[p], sim->sel,
                              rank ? sim->elite : sim->cand_idx, sim->ctl[p], sim->ga};
-        if (s == WGF_OK) s = make_bg(sim, sim->evolve_pass[2], bb, 7, &sim->breed_bg[p], err);
+        if (s == WGF_OK) s = wgf__sim_bind_group(sim, sim->evolve_pass[2], bb, 7, &sim->breed_bg[p], err);
     }
     return s;
 }
 
 enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
 {
-    const char *frags[1] = {"sim_rng"};
-    char       *prelude  = wgf__sim_compose(sim, frags, 1, err);
+    char *prelude = wgf__sim_compose(sim, NULL, 0, err);
     if (!prelude) return err ? err->status : WGF_ERR_INTERNAL;
-    enum wgf_status s = wgf_buffer_create(sim->ctx, "sim.ga", sizeof(struct ga_uniform), WGF_BUF_UNIFORM, &sim->ga);
+    enum wgf_status s = wgf__sim_buffer(sim, "sim.ga", sizeof(struct ga_uniform), WGF_BUF_UNIFORM, &sim->ga, err);
     if (s != WGF_OK) {
         free(prelude);
-        return wgf__sim_gpu_fail(sim, err, s, "sim.ga");
+        return s;
     }
     struct ga_uniform u = {(uint32_t)sim->cfg.ga.elites, (uint32_t)sim->cfg.ga.tournament, sim->cfg.ga.mut_rate,
                            sim->cfg.ga.mut_sigma, {0}};
@@ -106,17 +101,17 @@ enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
         free(prelude);
         return wgf__sim_gpu_fail(sim, err, s, "sim.ga");
     }
-    if (sim->cfg.evolve_wide == 2) {
+    if (sim->cfg.evolve == WGF_SIM_EVOLVE_SPLIT) {
         s = split_init(sim, prelude, err);
         free(prelude);
         return s;
     }
     sim->evolve_dispatches = 1;
-    s = make_pipe(sim, sim->cfg.evolve_wide ? "evolve_wide" : "evolve", prelude, NULL, 0, &sim->evolve, err);
+    s = make_pipe(sim, sim->cfg.evolve == WGF_SIM_EVOLVE_WIDE ? WGF_KERNEL_EVOLVE_WIDE : WGF_KERNEL_EVOLVE, prelude, NULL, 0, &sim->evolve, err);
     free(prelude);
     for (int p = 0; p < 2 && s == WGF_OK; p++) {
         wgf_buffer *b[6] = {sim->params[!p], sim->ctl[!p], sim->params[p], sim->fitness, sim->ctl[p], sim->ga};
-        s = make_bg(sim, sim->evolve, b, 6, &sim->evolve_bg[p], err);
+        s = wgf__sim_bind_group(sim, sim->evolve, b, 6, &sim->evolve_bg[p], err);
     }
     return s;
 }
@@ -127,7 +122,8 @@ enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf
     enum wgf_status s;
     wgf_pipeline   *fail = sim->evolve;
     if (sim->evolve) {
-        uint32_t nx = sim->cfg.evolve_wide ? (uint32_t)sim->cfg.pop : (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
+        uint32_t nx = sim->cfg.evolve == WGF_SIM_EVOLVE_WIDE ? (uint32_t)sim->cfg.pop
+                                                             : (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
         s = wgf_recorder_dispatch(r, sim->evolve, sim->evolve_bg[p], nx, 1, 1);
     } else {
         uint32_t pop = (uint32_t)sim->cfg.pop, nx = pop < 65535u ? pop : 65535u, ny = (pop + nx - 1) / nx;

@@ -49,7 +49,7 @@ void wgf_sim_policy_forward(const struct wgf_sim_policy *p, const float *w, cons
 }
 
 /* ---- the policy's WGSL, straight-line ------------------------------------------------------
- * The fragment "sim_policy_gen" (wgf__sim_compose): sim_policy.wgsl's w, policy_load and
+ * The fragment WGF__SIM_POLICY_GEN (wgf__sim_compose): sim_policy.wgsl's w, policy_load and
  * policy_forward generated for one shape with every index into w, inp and out a literal, so
  * a GPU compiler keeps them in registers whether or not it unrolls loops (a loop it does not
  * unroll indexes them dynamically: the arrays go to local memory and every multiply-add

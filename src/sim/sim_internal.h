@@ -2,6 +2,7 @@
 #ifndef WGF_SIM_INTERNAL_H
 #define WGF_SIM_INTERNAL_H
 
+#include "kernels/ids.h"
 #include "wgfuse/gpu.h"
 #include "wgfuse/sim.h"
 
@@ -35,13 +36,14 @@ float wgf__mountaincar_step(float s[4], int action, bool *terminated);
 float wgf__sim_tanh(float x);
 
 /* policy_load + policy_forward for sim_policy.wgsl, straight-line for this shape (policy.c);
- * malloc'd, NULL when out of memory. wgf__sim_compose appends it after the fragment. */
+ * malloc'd, NULL when out of memory. wgf__sim_compose puts it where WGF__SIM_POLICY_GEN is. */
 char *wgf__sim_policy_wgsl(const struct wgf_sim_policy *p);
 
-/* WGSL role that holds a workload's environment functions (NULL: none). */
-const char *wgf__sim_env_kernel(enum wgf_sim_workload w);
+/* The kernel that holds a workload's environment functions (WGF_KERNEL_COUNT: none). */
+enum wgf_kernel wgf__sim_env_kernel(enum wgf_sim_workload w);
 
-/* ---- the GPU population (strategies.c builds it; evolve.c, es.c, sim_bench.c use it) ---- */
+/* ---- the GPU population (population.c builds it; strategies.c, evolve.c, es.c, sim_bench.c
+ * record into it) ---------------------------------------------------------------------- */
 struct wgf_sim {
     wgf_ctx              *ctx;          /* borrowed                                         */
     struct wgf_sim_config cfg;          /* resolved: max_steps, hidden, n_feedback filled   */
@@ -69,8 +71,8 @@ struct wgf_sim {
 
     wgf_pipeline   *reset;           /* episode kernel, MODE 0                            */
     wgf_pipeline   *step;            /* episode kernel, MODE 1, CHUNK steps per dispatch  */
-    wgf_pipeline   *evolve;          /* legacy one-dispatch evolve (cfg.evolve_wide 0/1)  */
-    wgf_pipeline   *evolve_pass[3];  /* split evolve: select, rank, breed (evolve_wide -1) */
+    wgf_pipeline   *evolve;          /* one-dispatch evolve (cfg.evolve THREAD or WIDE)    */
+    wgf_pipeline   *evolve_pass[3];  /* split evolve: select, rank, breed (cfg.evolve SPLIT) */
     wgf_bind_group *reset_bg[2];     /* [params parity]                                   */
     wgf_bind_group *step_bg[2][2];   /* [params parity][state_buf index read]             */
     wgf_bind_group *evolve_bg[2];    /* legacy evolve [params parity]                     */
@@ -82,16 +84,31 @@ struct wgf_sim {
     int             evolve_dispatches; /* per generation: 1 (legacy), 2 or 3 (split)       */
 };
 
-/* Copy the context's last error into *err with a prefix. */
+/* ---- GPU objects (sim_gpu.c) ------------------------------------------------------------- */
+/* A runtime call on sim->ctx failed: "sim: <what>: <the context's message>" into *err
+ * (wgf_ctx_err), naming the generation when the device was lost. */
 enum wgf_status wgf__sim_gpu_fail(wgf_sim *sim, struct wgf_err *err, enum wgf_status s, const char *what);
-/* Record one generation's evaluation (reset + episode dispatches) / its evolve dispatch. */
-enum wgf_status wgf__sim_record_evaluate(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
-enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
-/* evolve.c: pipeline + bind groups + the GA uniform. */
-enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err);
+/* A labelled buffer / bind group of the sim; a failure names it (wgf__sim_gpu_fail). */
+enum wgf_status wgf__sim_buffer(wgf_sim *sim, const char *label, uint64_t size, unsigned usage, wgf_buffer **out,
+                                struct wgf_err *err);
+enum wgf_status wgf__sim_bind_group(wgf_sim *sim, wgf_pipeline *p, wgf_buffer *const *bufs, int n, wgf_bind_group **out,
+                                    struct wgf_err *err);
+
+/* ---- kernel preludes (prelude.c) --------------------------------------------------------- */
 /* Render the const prelude shared by a workload's kernels into buf. */
 void wgf__sim_prelude(const wgf_sim *sim, char *buf, size_t cap);
-/* Prelude consts followed by the named WGSL fragments, malloc'd (caller frees); NULL on error. */
-char *wgf__sim_compose(const wgf_sim *sim, const char *const *fragments, int n, struct wgf_err *err);
+/* Prelude consts followed by up to 4 run-time fragments (kernels without an entry point, or
+ * WGF__SIM_POLICY_GEN), malloc'd (caller frees); NULL on error. */
+#define WGF__SIM_POLICY_GEN WGF_KERNEL_COUNT /* sim_policy.wgsl generated for the shape   */
+char *wgf__sim_compose(const wgf_sim *sim, const enum wgf_kernel *fragments, int n, struct wgf_err *err);
+
+/* ---- the episode (strategies.c) and the evolve step (evolve.c) -------------------------- */
+/* Reset and episode pipelines + bind groups for cfg.strategy. */
+enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err);
+/* Record one generation's evaluation (reset + episode dispatches) / its evolve dispatches. */
+enum wgf_status wgf__sim_record_evaluate(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
+enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
+/* evolve.c: pipelines + bind groups + the GA uniform. */
+enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err);
 
 #endif

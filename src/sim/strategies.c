@@ -1,7 +1,7 @@
-/* wgfuse sim — the GPU population and its fusion strategies.
+/* wgfuse sim — the fusion strategies: how a population's episode is recorded.
  *
- * wgf_sim_create builds everything up front (buffers, pipelines, bind groups); a
- * generation then only records dispatches into one compute pass:
+ * wgf_sim_create (population.c) builds everything up front (buffers, pipelines, bind
+ * groups); a generation then only records dispatches into one compute pass:
  *
  *   reset                     reset_bg[p]                 state_buf[0] <- initial states
  *   episode chunk c = 0..n-1  step_bg[p][c & 1]           state_buf[c&1] -> state_buf[!(c&1)]
@@ -10,179 +10,13 @@
  * where n = 1 (fused: CHUNK >= episode length), ceil(L / K) (chunked K) or L (per-step:
  * CHUNK 1). All strategies run the same kernel source with a different CHUNK override, so
  * the same seeds give bitwise-identical returns. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/sim_internal.h"
 
-struct wgf_sim_config wgf_sim_config_default(enum wgf_sim_workload w)
-{
-    struct wgf_sim_config c = {0};
-    c.workload      = w;
-    c.strategy      = WGF_SIM_FUSED;
-    c.chunk         = 50;
-    c.pop           = 1024;
-    c.n_feedback    = -1;
-    c.dim           = 2000;
-    c.seed          = 1;
-    c.init_sigma    = 1.0f;
-    c.ga.elites     = 8;
-    c.ga.tournament = 4;
-    c.ga.mut_rate   = 0.1f;
-    c.ga.mut_sigma  = 0.2f;
-    c.evolve_wide   = -1;
-    if (w == WGF_SIM_RASTRIGIN) c.pop = 4096, c.ga.mut_rate = 0.01f, c.ga.mut_sigma = 0.1f;
-    if (w == WGF_SIM_FINSIM) c.pop = 10000, c.init_sigma = 0.5f, c.ga.mut_sigma = 0.05f;
-    return c;
-}
-
-enum wgf_status wgf__sim_gpu_fail(wgf_sim *sim, struct wgf_err *err, enum wgf_status s, const char *what)
-{
-    const char *msg = sim && sim->ctx ? wgf_ctx_last_error(sim->ctx) : "";
-    if (s == WGF_ERR_DEVICE_LOST)
-        return wgf_fail(err, s, "sim: %s: device lost at generation %u: %s", what, sim ? sim->gen : 0u, msg);
-    return wgf_fail(err, s, "sim: %s: %s", what, msg);
-}
-
-void wgf__sim_prelude(const wgf_sim *sim, char *buf, size_t cap)
-{
-    const struct wgf_sim_config *c  = &sim->cfg;
-    const struct wgf_sim_workload_info *wi = wgf_sim_workload_info(c->workload);
-    const struct wgf_sim_policy *p  = &sim->pol;
-    snprintf(buf, cap,
-             "// prelude rendered by wgf__sim_prelude (src/sim/strategies.c): %s, population %d\n"
-             "const POP: u32 = %du;        // genomes (one thread or workgroup each)\n"
-             "const N_PARAMS: u32 = %du;   // per genome: N_HID*N_IN + N_HID + N_OUT*N_HID + N_OUT (Rastrigin: DIM)\n"
-             "const N_IN: u32 = %du;       // N_OBS + N_FB\n"
-             "const N_HID: u32 = %du;      // policy hidden width\n"
-             "const N_OUT: u32 = %du;      // N_ACT + N_FB\n"
-             "const N_OBS: u32 = %du;      // observation floats\n"
-             "const N_ACT: u32 = %du;      // discrete actions / control outputs\n"
-             "const N_FB: u32 = %du;       // outputs fed back as inputs\n"
-             "const MAX_STEPS: u32 = %du;  // episode length\n"
-             "const STRIDE: u32 = %du;     // f32 words per genome state record\n"
-             "const WG: u32 = %du;         // threads per workgroup\n"
-             "const LANES: u32 = %du;      // fused-wide: lanes per genome, pow2 >= N_HID\n"
-             "const GPW: u32 = %du;        // fused-wide: genomes per workgroup, WG / LANES\n"
-             "const TOP_WG: u32 = %du;     // evolve_select / evolve_rank: genomes per block\n",
-             wi->name, c->pop, c->pop, sim->n_params, p->n_in ? p->n_in : 1, p->n_hidden ? p->n_hidden : 1,
-             p->n_out ? p->n_out : 1, wi->n_obs, wi->n_actions, p->n_feedback, c->max_steps, sim->stride, WGF_SIM_WG,
-             wgf__sim_lanes(p->n_hidden), WGF_SIM_WG / wgf__sim_lanes(p->n_hidden), WGF_SIM_TOP_WG);
-}
-
-/* prelude consts + the named fragments, in order, into a malloc'd string; the pseudo
- * fragment "sim_policy_gen" is sim_policy.wgsl generated straight-line for this policy's
- * shape (wgf__sim_policy_wgsl). */
-char *wgf__sim_compose(const wgf_sim *sim, const char *const *fragments, int n, struct wgf_err *err)
-{
-    char consts[WGF_SIM_PRELUDE_MAX];
-    wgf__sim_prelude(sim, consts, sizeof consts);
-    size_t len = strlen(consts) + 1;
-    char  *gen = NULL;
-    for (int i = 0; i < n; i++) {
-        if (!strcmp(fragments[i], "sim_policy_gen")) {
-            if (!gen && !(gen = wgf__sim_policy_wgsl(&sim->pol))) {
-                wgf_fail(err, WGF_ERR_NOMEM, "sim: generated policy code");
-                return NULL;
-            }
-            len += strlen(gen) + 1;
-            continue;
-        }
-        const char *src = wgf_kernel_source(fragments[i]);
-        if (!src) {
-            free(gen);
-            wgf_fail(err, WGF_ERR_INTERNAL, "sim: kernel '%s' is not embedded", fragments[i]);
-            return NULL;
-        }
-        len += strlen(src) + 1;
-    }
-    char *out = malloc(len);
-    if (!out) {
-        free(gen);
-        wgf_fail(err, WGF_ERR_NOMEM, "sim: prelude of %zu bytes", len);
-        return NULL;
-    }
-    strcpy(out, consts);
-    for (int i = 0; i < n; i++)
-        strcat(strcat(out, strcmp(fragments[i], "sim_policy_gen") ? wgf_kernel_source(fragments[i]) : gen), "\n");
-    free(gen);
-    return out;
-}
-
-static enum wgf_status make_buffer(wgf_sim *sim, const char *label, uint64_t size, unsigned usage, wgf_buffer **out,
-                                   struct wgf_err *err)
-{
-    enum wgf_status s = wgf_buffer_create(sim->ctx, label, size, usage, out);
-    if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, label);
-    return WGF_OK;
-}
-
-static enum wgf_status make_bind_group(wgf_sim *sim, wgf_pipeline *p, wgf_buffer *const *bufs, int n,
-                                       wgf_bind_group **out, struct wgf_err *err)
-{
-    enum wgf_status s = wgf_bind_group_create(sim->ctx, p, bufs, n, out);
-    if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(p));
-    return WGF_OK;
-}
-
-/* Host-side initial population: N(0, init_sigma^2) (Rastrigin: U(-5.12, 5.12)), drawn
- * from the hash RNG so a seed fixes it on every machine. */
-static enum wgf_status init_population(wgf_sim *sim, struct wgf_err *err)
-{
-    size_t n = (size_t)sim->cfg.pop * (size_t)sim->n_params;
-    float *p = malloc(n * sizeof *p);
-    if (!p) return wgf_fail(err, WGF_ERR_NOMEM, "sim: initial population (%zu floats)", n);
-    for (uint32_t g = 0; g < (uint32_t)sim->cfg.pop; g++)
-        for (uint32_t k = 0; k < (uint32_t)sim->n_params; k++) {
-            float v;
-            if (sim->cfg.workload == WGF_SIM_RASTRIGIN)
-                v = -5.12f + 10.24f * wgf_sim_u01(wgf_sim_rand(sim->cfg.seed, 0, g, WGF_SIM_J(WGF_SIM_TAG_INIT, k)));
-            else
-                v = sim->cfg.init_sigma * wgf_sim_normal(sim->cfg.seed, 0, g, WGF_SIM_TAG_INIT, k);
-            p[(size_t)g * (size_t)sim->n_params + k] = v;
-        }
-    enum wgf_status s = wgf_sim_params_write(sim, p, err);
-    free(p);
-    return s;
-}
-
-static enum wgf_status check_config(wgf_ctx *ctx, struct wgf_sim_config *c, struct wgf_err *err)
-{
-    const struct wgf_sim_workload_info *wi = wgf_sim_workload_info(c->workload);
-    if (!ctx) return wgf_fail(err, WGF_ERR_ARG, "sim: no GPU context");
-    if (!wi) return wgf_fail(err, WGF_ERR_ARG, "sim: unknown workload %d", (int)c->workload);
-    if (c->pop < 2 || c->pop > (c->workload == WGF_SIM_RASTRIGIN ? 65535 : 4000000))
-        return wgf_fail(err, WGF_ERR_ARG, "sim: population %d out of range (2..%d)", c->pop,
-                        c->workload == WGF_SIM_RASTRIGIN ? 65535 : 4000000);
-    if (c->max_steps <= 0) c->max_steps = wi->max_steps;
-    if (c->hidden <= 0) c->hidden = wi->hidden;
-    if (c->n_feedback < 0) c->n_feedback = wi->n_feedback;
-    if (wi->sequential && (c->max_steps > 1000000))
-        return wgf_fail(err, WGF_ERR_ARG, "sim: episode length %d out of range (1..1000000)", c->max_steps);
-    if (c->hidden > 64) return wgf_fail(err, WGF_ERR_ARG, "sim: hidden width %d > 64", c->hidden);
-    if (c->n_feedback > 4 || (c->workload == WGF_SIM_FINSIM && c->n_feedback != 2))
-        return wgf_fail(err, WGF_ERR_ARG, "sim: %d fed-back outputs (0..4; finsim: 2)", c->n_feedback);
-    if (c->workload == WGF_SIM_FINSIM && c->hidden != 16)
-        return wgf_fail(err, WGF_ERR_ARG, "sim: finsim's policy is 8-16-6 (hidden %d given)", c->hidden);
-    if (c->evolve_wide < -1 || c->evolve_wide > 2)
-        return wgf_fail(err, WGF_ERR_ARG, "sim: evolve_wide %d (-1 auto, 0 thread, 1 wide, 2 split)", c->evolve_wide);
-    if (c->evolve_wide == 1 && c->pop > 65535)
-        return wgf_fail(err, WGF_ERR_ARG, "sim: evolve_wide needs a population <= 65535 (one workgroup each)");
-    if (c->workload == WGF_SIM_RASTRIGIN && (c->dim < 1 || c->dim > 1000000))
-        return wgf_fail(err, WGF_ERR_ARG, "sim: Rastrigin dimension %d out of range", c->dim);
-    if (c->strategy == WGF_SIM_CHUNKED && c->chunk < 1) return wgf_fail(err, WGF_ERR_ARG, "sim: chunk %d < 1", c->chunk);
-    if (c->strategy == WGF_SIM_FUSED_WIDE && (c->workload == WGF_SIM_FINSIM || c->workload == WGF_SIM_RASTRIGIN))
-        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "sim: fused-wide is for classic control (cartpole, acrobot, mountaincar)");
-    if (c->ga.elites < 0 || c->ga.elites >= c->pop || c->ga.tournament < 1 || c->ga.tournament > 64 ||
-        !(c->ga.mut_rate >= 0 && c->ga.mut_rate <= 1) || !(c->ga.mut_sigma >= 0))
-        return wgf_fail(err, WGF_ERR_ARG, "sim: GA settings: elites %d (0..pop-1), tournament %d (1..64), rate %g, sigma %g",
-                        c->ga.elites, c->ga.tournament, c->ga.mut_rate, c->ga.mut_sigma);
-    return WGF_OK;
-}
-
-static enum wgf_status build_episode(wgf_sim *sim, struct wgf_err *err)
+enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err)
 {
     const struct wgf_sim_config *c  = &sim->cfg;
     const struct wgf_sim_workload_info *wi = wgf_sim_workload_info(c->workload);
@@ -192,14 +26,14 @@ static enum wgf_status build_episode(wgf_sim *sim, struct wgf_err *err)
     if (c->workload == WGF_SIM_RASTRIGIN) {
         char consts[WGF_SIM_PRELUDE_MAX];
         wgf__sim_prelude(sim, consts, sizeof consts);
-        struct wgf_pipeline_desc d = {.label = "rastrigin", .wgsl = wgf_kernel_source("rastrigin"), .prelude = consts};
+        struct wgf_pipeline_desc d = {.label = "rastrigin", .wgsl = wgf__kernel_wgsl(WGF_KERNEL_RASTRIGIN), .prelude = consts};
         if ((s = wgf_pipeline_get(sim->ctx, &d, &sim->step)) != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "rastrigin");
         sim->n_chunks    = 1;
         sim->step_groups = (uint32_t)c->pop;
         for (int p = 0; p < 2; p++) {
             wgf_buffer *b[2] = {sim->fitness, sim->params[p]};
             for (int q = 0; q < 2; q++)
-                if ((s = make_bind_group(sim, sim->step, b, 2, &sim->step_bg[p][q], err)) != WGF_OK) return s;
+                if ((s = wgf__sim_bind_group(sim, sim->step, b, 2, &sim->step_bg[p][q], err)) != WGF_OK) return s;
         }
         return WGF_OK;
     }
@@ -217,24 +51,24 @@ static enum wgf_status build_episode(wgf_sim *sim, struct wgf_err *err)
 
     bool        fin      = c->workload == WGF_SIM_FINSIM;
     /* classic control: the policy generated straight-line (src/sim/policy.c); finsim: looped */
-    const char *frags[3] = {"sim_rng", fin ? "sim_policy" : "sim_policy_gen", wgf__sim_env_kernel(c->workload)};
-    char       *prelude  = wgf__sim_compose(sim, frags, fin ? 2 : 3, err);
+    const enum wgf_kernel frags[2] = {fin ? WGF_KERNEL_SIM_POLICY : WGF__SIM_POLICY_GEN, wgf__sim_env_kernel(c->workload)};
+    char       *prelude  = wgf__sim_compose(sim, frags, fin ? 1 : 2, err);
     if (!prelude) return err ? err->status : WGF_ERR_NOMEM;
-    const char *src = wgf_kernel_source(fin ? "finsim" : "sim_episode");
+    const char *src = wgf__kernel_wgsl(fin ? WGF_KERNEL_FINSIM : WGF_KERNEL_SIM_EPISODE);
     struct wgf_constant reset_k[2] = {{"MODE", 0}, {"CHUNK", 1}};
     struct wgf_constant step_k[2]  = {{"MODE", 1}, {"CHUNK", chunk}};
     struct wgf_pipeline_desc rd = {.label = reset_label, .wgsl = src, .prelude = prelude, .constants = reset_k, .n_constants = 2};
     struct wgf_pipeline_desc sd = {.label = label, .wgsl = src, .prelude = prelude, .constants = step_k, .n_constants = 2};
     /* fused-wide: its own step kernel (no MODE: reset stays sim_episode's), no policy fragment */
-    const char *wide_frags[2] = {"sim_rng", wgf__sim_env_kernel(c->workload)};
-    char       *wide_prelude  = wide ? wgf__sim_compose(sim, wide_frags, 2, err) : NULL;
+    const enum wgf_kernel wide_frags[1] = {wgf__sim_env_kernel(c->workload)};
+    char       *wide_prelude  = wide ? wgf__sim_compose(sim, wide_frags, 1, err) : NULL;
     struct wgf_constant wide_k[1] = {{"CHUNK", chunk}};
     if (wide) {
         if (!wide_prelude) {
             free(prelude);
             return err ? err->status : WGF_ERR_NOMEM;
         }
-        sd.wgsl = wgf_kernel_source("sim_episode_wide"), sd.prelude = wide_prelude;
+        sd.wgsl = wgf__kernel_wgsl(WGF_KERNEL_SIM_EPISODE_WIDE), sd.prelude = wide_prelude;
         sd.constants = wide_k, sd.n_constants = 1;
     }
     s = wgf_pipeline_get(sim->ctx, &rd, &sim->reset);
@@ -247,147 +81,13 @@ static enum wgf_status build_episode(wgf_sim *sim, struct wgf_err *err)
         /* reset writes state_buf[0]; chunk c reads state_buf[c & 1] and writes the other */
         wgf_buffer *rb[6] = {sim->state_buf[0], sim->fitness, sim->state_buf[1], sim->params[p], sim->ctl[p], NULL};
         if (fin) rb[4] = sim->mkt_returns, rb[5] = sim->mkt_signals;
-        if ((s = make_bind_group(sim, sim->reset, rb, fin ? 6 : 5, &sim->reset_bg[p], err)) != WGF_OK) return s;
+        if ((s = wgf__sim_bind_group(sim, sim->reset, rb, fin ? 6 : 5, &sim->reset_bg[p], err)) != WGF_OK) return s;
         for (int q = 0; q < 2; q++) {
             wgf_buffer *b[6] = {sim->state_buf[!q], sim->fitness, sim->state_buf[q], sim->params[p], sim->ctl[p], NULL};
             if (fin) b[4] = sim->mkt_returns, b[5] = sim->mkt_signals;
-            if ((s = make_bind_group(sim, sim->step, b, fin ? 6 : 5, &sim->step_bg[p][q], err)) != WGF_OK) return s;
+            if ((s = wgf__sim_bind_group(sim, sim->step, b, fin ? 6 : 5, &sim->step_bg[p][q], err)) != WGF_OK) return s;
         }
     }
-    return WGF_OK;
-}
-
-enum wgf_status wgf_sim_create(wgf_ctx *ctx, const struct wgf_sim_config *cfg, wgf_sim **out, struct wgf_err *err)
-{
-    *out = NULL;
-    struct wgf_sim_config c = *cfg;
-    enum wgf_status s = check_config(ctx, &c, err);
-    if (s != WGF_OK) return s;
-    wgf_sim *sim = calloc(1, sizeof *sim);
-    if (!sim) return wgf_fail(err, WGF_ERR_NOMEM, "sim: %zu bytes", sizeof *sim);
-    sim->ctx = ctx;
-    if (c.workload == WGF_SIM_RASTRIGIN) {
-        sim->n_params = c.dim;
-        sim->stride   = 0;
-    } else {
-        sim->pol      = wgf_sim_policy_for(c.workload, c.hidden, c.n_feedback);
-        sim->n_params = wgf_sim_policy_n_params(&sim->pol);
-        sim->stride   = c.workload == WGF_SIM_FINSIM ? WGF_SIM_FIN_STRIDE : WGF_SIM_STRIDE;
-    }
-    /* evolve kernels (src/sim/evolve.c), same bits either way: 2 = split (evolve_select,
-     * evolve_rank, evolve_breed), 0 = evolve.wgsl, 1 = evolve_wide.wgsl (one dispatch each).
-     * Auto (-1): split on a GPU, where the one-dispatch kernels' serial rank scan is a long
-     * latency chain; on a CPU adapter (lavapipe) there is no latency to hide and the split's
-     * extra passes and 4,096-workgroup breed cost more than they save, so the one-dispatch
-     * kernels (wide from 512 parameters) stay. */
-    if (c.evolve_wide < 0) {
-        const struct wgf_adapter_desc *ad = wgf_ctx_adapter(ctx);
-        bool cpu = ad && !strcmp(ad->type, "cpu");
-        c.evolve_wide = !cpu ? 2 : sim->n_params >= 512 && c.pop <= 65535 ? 1 : 0;
-    }
-    sim->cfg = c;
-    uint64_t pop = (uint64_t)c.pop, params_bytes = pop * (uint64_t)sim->n_params * 4u;
-    uint64_t state_bytes = pop * (uint64_t)(sim->stride ? sim->stride : 1) * 4u;
-    char label[64];
-    for (int i = 0; i < 2 && s == WGF_OK; i++) {
-        snprintf(label, sizeof label, "sim.params[%d]", i);
-        s = make_buffer(sim, label, params_bytes, WGF_BUF_STORAGE, &sim->params[i], err);
-        snprintf(label, sizeof label, "sim.state_buf[%d]", i);
-        if (s == WGF_OK) s = make_buffer(sim, label, state_bytes, WGF_BUF_STORAGE, &sim->state_buf[i], err);
-        snprintf(label, sizeof label, "sim.ctl[%d]", i);
-        if (s == WGF_OK) s = make_buffer(sim, label, 16, WGF_BUF_STORAGE, &sim->ctl[i], err);
-    }
-    if (s == WGF_OK) s = make_buffer(sim, "sim.fitness", pop * 4u, WGF_BUF_STORAGE, &sim->fitness, err);
-    if (s == WGF_OK && c.workload == WGF_SIM_FINSIM) {
-        s = wgf_sim_market_generate(c.seed, c.max_steps, &sim->market, err);
-        uint64_t L = (uint64_t)c.max_steps;
-        if (s == WGF_OK) s = make_buffer(sim, "sim.mkt_returns", L * WGF_FIN_ASSETS * 4u, WGF_BUF_STORAGE, &sim->mkt_returns, err);
-        if (s == WGF_OK) s = make_buffer(sim, "sim.mkt_signals", L * WGF_FIN_SIGNALS * 4u, WGF_BUF_STORAGE, &sim->mkt_signals, err);
-        if (s == WGF_OK && (s = wgf_buffer_write(ctx, sim->mkt_returns, 0, sim->market.returns, L * WGF_FIN_ASSETS * 4u)) != WGF_OK)
-            s = wgf__sim_gpu_fail(sim, err, s, "upload market returns");
-        if (s == WGF_OK && (s = wgf_buffer_write(ctx, sim->mkt_signals, 0, sim->market.signals, L * WGF_FIN_SIGNALS * 4u)) != WGF_OK)
-            s = wgf__sim_gpu_fail(sim, err, s, "upload market signals");
-    }
-    if (s == WGF_OK) s = build_episode(sim, err);
-    if (s == WGF_OK) s = wgf__sim_evolve_init(sim, err);
-    if (s == WGF_OK) s = init_population(sim, err);
-    if (s == WGF_OK) s = wgf_sim_generation_set(sim, 0, err);
-    if (s != WGF_OK) {
-        wgf_sim_free(sim);
-        return s;
-    }
-    *out = sim;
-    return WGF_OK;
-}
-
-void wgf_sim_free(wgf_sim *sim)
-{
-    if (!sim) return;
-    for (int p = 0; p < 2; p++) {
-        wgf_bind_group_free(sim->reset_bg[p]);
-        wgf_bind_group_free(sim->evolve_bg[p]);
-        wgf_bind_group_free(sim->select_bg[p]);
-        wgf_bind_group_free(sim->breed_bg[p]);
-        for (int q = 0; q < 2; q++) wgf_bind_group_free(sim->step_bg[p][q]);
-        wgf_buffer_free(sim->params[p]);
-        wgf_buffer_free(sim->state_buf[p]);
-        wgf_buffer_free(sim->ctl[p]);
-    }
-    wgf_buffer_free(sim->fitness);
-    wgf_buffer_free(sim->ga);
-    wgf_bind_group_free(sim->rank_bg);
-    wgf_buffer_free(sim->sel);
-    wgf_buffer_free(sim->cand_idx);
-    wgf_buffer_free(sim->cand_fit);
-    wgf_buffer_free(sim->elite);
-    wgf_buffer_free(sim->mkt_returns);
-    wgf_buffer_free(sim->mkt_signals);
-    wgf_sim_market_free(&sim->market);
-    free(sim); /* pipelines belong to the context */
-}
-
-const struct wgf_sim_config *wgf_sim_config_of(const wgf_sim *sim) { return &sim->cfg; }
-struct wgf_sim_policy        wgf_sim_policy_of(const wgf_sim *sim) { return sim->pol; }
-int                          wgf_sim_n_params(const wgf_sim *sim) { return sim->n_params; }
-uint32_t                     wgf_sim_generation(const wgf_sim *sim) { return sim->gen; }
-const struct wgf_sim_market *wgf_sim_market_of(const wgf_sim *sim)
-{
-    return sim->cfg.workload == WGF_SIM_FINSIM ? &sim->market : NULL;
-}
-
-int wgf_sim_dispatches_per_generation(const wgf_sim *sim)
-{
-    return (sim->reset ? 1 : 0) + sim->n_chunks + sim->evolve_dispatches;
-}
-
-enum wgf_status wgf_sim_params_write(wgf_sim *sim, const float *params, struct wgf_err *err)
-{
-    size_t n = (size_t)sim->cfg.pop * (size_t)sim->n_params * sizeof(float);
-    enum wgf_status s = wgf_buffer_write(sim->ctx, sim->params[sim->parity], 0, params, n);
-    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, "params write");
-}
-
-enum wgf_status wgf_sim_params_read(wgf_sim *sim, float *params, struct wgf_err *err)
-{
-    size_t n = (size_t)sim->cfg.pop * (size_t)sim->n_params * sizeof(float);
-    enum wgf_status s = wgf_buffer_read(sim->ctx, sim->params[sim->parity], 0, params, n);
-    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, "params read");
-}
-
-enum wgf_status wgf_sim_genome_read(wgf_sim *sim, int genome, float *params, struct wgf_err *err)
-{
-    if (genome < 0 || genome >= sim->cfg.pop) return wgf_fail(err, WGF_ERR_ARG, "sim: genome %d of %d", genome, sim->cfg.pop);
-    size_t n = (size_t)sim->n_params * sizeof(float);
-    enum wgf_status s = wgf_buffer_read(sim->ctx, sim->params[sim->parity], (uint64_t)genome * n, params, n);
-    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, "genome read");
-}
-
-enum wgf_status wgf_sim_generation_set(wgf_sim *sim, uint32_t gen, struct wgf_err *err)
-{
-    uint32_t ctl[4] = {gen, sim->cfg.seed, 0, 0};
-    enum wgf_status s = wgf_buffer_write(sim->ctx, sim->ctl[sim->parity], 0, ctl, sizeof ctl);
-    if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "generation write");
-    sim->gen = gen;
     return WGF_OK;
 }
 
@@ -415,27 +115,4 @@ enum wgf_status wgf_sim_evaluate(wgf_sim *sim, struct wgf_err *err)
     }
     if ((s = wgf_recorder_submit(r)) != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "evaluate submit");
     return WGF_OK;
-}
-
-enum wgf_status wgf_sim_generations(wgf_sim *sim, int n, struct wgf_err *err)
-{
-    wgf_recorder *r = NULL;
-    enum wgf_status s = wgf_recorder_begin(sim->ctx, "sim.generations", NULL, &r);
-    if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "generations");
-    for (int i = 0; i < n && s == WGF_OK; i++) {
-        s = wgf__sim_record_evaluate(sim, r, err);
-        if (s == WGF_OK) s = wgf__sim_record_evolve(sim, r, err);
-    }
-    if (s != WGF_OK) {
-        wgf_recorder_abandon(r);
-        return s;
-    }
-    if ((s = wgf_recorder_submit(r)) != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "generations submit");
-    return WGF_OK;
-}
-
-enum wgf_status wgf_sim_fitness_read(wgf_sim *sim, float *fitness, struct wgf_err *err)
-{
-    enum wgf_status s = wgf_buffer_read(sim->ctx, sim->fitness, 0, fitness, (size_t)sim->cfg.pop * sizeof(float));
-    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, "fitness read");
 }

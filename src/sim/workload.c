@@ -67,13 +67,33 @@ enum wgf_status wgf_sim_strategy_parse(const char *s, enum wgf_sim_strategy *out
     return wgf_fail(err, WGF_ERR_ARG, "sim: unknown strategy '%s' (fused, fused-wide, chunked:K, per-step)", s);
 }
 
-const char *wgf__sim_env_kernel(enum wgf_sim_workload w)
+const char *wgf_sim_evolve_name(enum wgf_sim_evolve e)
+{
+    switch (e) {
+    case WGF_SIM_EVOLVE_AUTO: return "auto";
+    case WGF_SIM_EVOLVE_THREAD: return "thread";
+    case WGF_SIM_EVOLVE_WIDE: return "wide";
+    case WGF_SIM_EVOLVE_SPLIT: return "split";
+    }
+    return "?";
+}
+
+enum wgf_status wgf_sim_evolve_parse(const char *name, enum wgf_sim_evolve *out, struct wgf_err *err)
+{
+    static const enum wgf_sim_evolve all[] = {WGF_SIM_EVOLVE_AUTO, WGF_SIM_EVOLVE_THREAD, WGF_SIM_EVOLVE_WIDE,
+                                              WGF_SIM_EVOLVE_SPLIT};
+    for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++)
+        if (!strcmp(name, wgf_sim_evolve_name(all[i]))) return *out = all[i], WGF_OK;
+    return wgf_fail(err, WGF_ERR_ARG, "sim: evolve '%s': expected auto, split, thread or wide", name ? name : "(null)");
+}
+
+enum wgf_kernel wgf__sim_env_kernel(enum wgf_sim_workload w)
 {
     switch (w) {
-    case WGF_SIM_CARTPOLE: return "cartpole";
-    case WGF_SIM_ACROBOT: return "acrobot";
-    case WGF_SIM_MOUNTAINCAR: return "mountaincar";
-    default: return NULL;
+    case WGF_SIM_CARTPOLE: return WGF_KERNEL_CARTPOLE;
+    case WGF_SIM_ACROBOT: return WGF_KERNEL_ACROBOT;
+    case WGF_SIM_MOUNTAINCAR: return WGF_KERNEL_MOUNTAINCAR;
+    default: return WGF_KERNEL_COUNT;
     }
 }
 

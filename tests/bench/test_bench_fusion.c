@@ -27,12 +27,12 @@ static void check_all(struct wgf_t *t, wgf_ctx *ctx, const struct wgf_fusion_opt
     }
 }
 
-/* rmsnorm_fused variants that must FAIL the check */
+/* rmsnorm variants that must FAIL the check */
 static const char *bad_kernel;
 static const char *broken_source(void *user, const char *role)
 {
     (void)user;
-    return !strcmp(role, "rmsnorm_fused") ? bad_kernel : wgf_kernel_source(role);
+    return !strcmp(role, "rmsnorm") ? bad_kernel : wgf_kernel_source(role);
 }
 
 static const char *k_no_weight =

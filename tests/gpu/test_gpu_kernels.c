@@ -123,6 +123,19 @@ int main(void)
     s = wgf_pipeline_get(ctx, &d, &p3);
     wgf_t_check(&t, s == WGF_OK && p3 != g.p && wgf_ctx_pipeline_cache_size(ctx) == before + 1,
                 "a different prelude is a different pipeline", "%s", wgf_ctx_last_error(ctx));
+    /* labels are keys: the same code under two labels is two pipelines, each keeping its
+     * caller's label (timings and errors name what the caller asked for) */
+    struct wgf_pipeline_desc dk = {"matvec_attn_k", wgf_kernel_source("selfcheck_saxpy"), NULL, "main", NULL, 0};
+    struct wgf_pipeline_desc dv = dk;
+    dv.label                    = "matvec_attn_v";
+    wgf_pipeline *pk = NULL, *pv = NULL, *pk2 = NULL;
+    s = wgf_pipeline_get(ctx, &dk, &pk);
+    if (s == WGF_OK) s = wgf_pipeline_get(ctx, &dv, &pv);
+    if (s == WGF_OK) s = wgf_pipeline_get(ctx, &dk, &pk2);
+    wgf_t_check(&t, s == WGF_OK && pk != pv && pk == pk2 && !strcmp(wgf_pipeline_label(pk), "matvec_attn_k") &&
+                        !strcmp(wgf_pipeline_label(pv), "matvec_attn_v"),
+                "the same code under two labels: two pipelines, each with its own label", "%s",
+                s == WGF_OK ? (pv ? wgf_pipeline_label(pv) : "") : wgf_ctx_last_error(ctx));
 
     /* ---- timestamps (lavapipe has timestamp-query) ---- */
     wgf_timer *tm = NULL;

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "harness.h"
-#include "llm/test_model.h"
 #include "test_forward_model.h"
 #include "wgfuse/llm_run.h"
+#include "wgfuse/llm_test_model.h"
 
 #define NTOK 12
 

@@ -15,8 +15,8 @@
 #include "harness.h"
 #include "llm/gguf.h"
 #include "llm/model_files.h"
-#include "llm/test_model.h"
 #include "wgfuse/llm.h"
+#include "wgfuse/llm_test_model.h"
 #include "wgfuse/tokenizer.h"
 
 static double tol_for(enum wgf_dtype src, float x, float rowmax)

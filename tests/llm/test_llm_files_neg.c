@@ -13,9 +13,9 @@
 #include "harness.h"
 #include "llm/gguf.h"
 #include "llm/model_files.h"
-#include "llm/test_model.h"
 #include "util/rng.h"
 #include "wgfuse/llm.h"
+#include "wgfuse/llm_test_model.h"
 
 static char g_dir[512];
 

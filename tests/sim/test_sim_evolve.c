@@ -7,7 +7,7 @@
  * parent's value at that index (crossover) or mutated (about mut_rate of them); the
  * generation counter must advance on the GPU. Run for one evolve block (population 200) and
  * several (700: evolve_select's lists + evolve_rank), with the split evolve (default) and
- * the one-dispatch evolve.wgsl (cfg.evolve_wide 2 and 0: explicit, whatever the adapter).
+ * the one-dispatch evolve.wgsl (cfg.evolve SPLIT and THREAD: explicit, whatever the adapter).
  *
  * Variants: the split evolve (evolve_select + evolve_rank + evolve_breed), evolve.wgsl and
  * evolve_wide.wgsl must give bitwise-identical populations after 3 generations, over
@@ -36,7 +36,7 @@ static void test_variants(struct wgf_t *t, wgf_ctx *ctx, enum wgf_sim_workload w
     int    np = 0, disp[3] = {0};
     for (int v = 0; v < 3; v++) {
         struct wgf_sim_config c = wgf_sim_config_default(w);
-        c.pop = pop, c.dim = dim, c.seed = 4, c.ga.elites = elites, c.evolve_wide = v ? v - 1 : 2, c.max_steps = 100;
+        c.pop = pop, c.dim = dim, c.seed = 4, c.ga.elites = elites, c.evolve = v == 0 ? WGF_SIM_EVOLVE_SPLIT : v == 1 ? WGF_SIM_EVOLVE_THREAD : WGF_SIM_EVOLVE_WIDE, c.max_steps = 100;
         c.ga.mut_rate = 0.3f;
         struct wgf_err err = {0};
         wgf_sim *sim = NULL;
@@ -61,13 +61,13 @@ static void test_variants(struct wgf_t *t, wgf_ctx *ctx, enum wgf_sim_workload w
 }
 
 /* One evolve on a hand-written fitness (see the top of the file). */
-static void test_elite(struct wgf_t *t, wgf_ctx *ctx, int pop, int evolve_wide)
+static void test_elite(struct wgf_t *t, wgf_ctx *ctx, int pop, enum wgf_sim_evolve evolve)
 {
     char name[64], what[96];
-    snprintf(name, sizeof name, "evolve (pop %d, %s)", pop, evolve_wide == 2 ? "split" : "evolve.wgsl");
+    snprintf(name, sizeof name, "evolve (pop %d, %s)", pop, evolve == WGF_SIM_EVOLVE_SPLIT ? "split" : "evolve.wgsl");
     struct wgf_sim_config c = wgf_sim_config_default(WGF_SIM_CARTPOLE);
     c.pop = pop, c.ga.elites = 5, c.ga.tournament = 3, c.ga.mut_rate = 0.1f, c.ga.mut_sigma = 0.5f, c.seed = 99;
-    c.evolve_wide = evolve_wide;
+    c.evolve = evolve;
     struct wgf_err err = {0};
     wgf_sim *sim = NULL;
     if (!REQUIRE(t, pop <= 1024 && wgf_sim_create(ctx, &c, &sim, &err) == WGF_OK, name, "%s", err.msg)) return;
@@ -139,9 +139,9 @@ int main(void)
     struct wgf_t t = {0};
     wgf_ctx *ctx = wgf_t_gpu(&t);
     if (!ctx) return wgf_t_finish(&t);
-    test_elite(&t, ctx, 200, 2);
-    test_elite(&t, ctx, 700, 2);
-    test_elite(&t, ctx, 700, 0);
+    test_elite(&t, ctx, 200, WGF_SIM_EVOLVE_SPLIT);
+    test_elite(&t, ctx, 700, WGF_SIM_EVOLVE_SPLIT);
+    test_elite(&t, ctx, 700, WGF_SIM_EVOLVE_THREAD);
     test_variants(&t, ctx, WGF_SIM_CARTPOLE, 0, 80, 3);     /* one block: no evolve_rank      */
     test_variants(&t, ctx, WGF_SIM_CARTPOLE, 0, 1000, 3);   /* 4 blocks, partial last          */
     test_variants(&t, ctx, WGF_SIM_CARTPOLE, 0, 3000, 46);  /* 12 blocks (the bench: pop / 64) */
