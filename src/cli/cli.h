@@ -73,12 +73,23 @@ struct wgf_llm_backend;
 struct wgf_llm_backend_options;
 /* CPU threads by default: the online cores, at most 16. */
 uint32_t wgf_cli_default_threads(void);
-/* --backend NAME: true when NAME is one of ours (cpu-ref, gpu), else prints the usage error. */
-bool wgf_cli_backend_name_ok(const char *name);
-/* Open backend `name` ("cpu-ref", NULL = cpu-ref, or "gpu") on m. For gpu a context is
- * created from the global --adapter/--webgpu-lib options into *ctx (the caller frees it after
- * the backend). Prints the error and returns false on failure. */
-bool wgf_cli_backend_open(const char *name, const char *model, const struct wgf_llm_model *m,
+/* The forward backend the LLM commands run on:
+ *   --backend cpu-ref|gpu   --plan roles|unfused (gpu; default roles)
+ *   --weights f16|f32 (gpu roles; default f16)   --no-subgroups (gpu roles) */
+struct wgf_cli_backend {
+    const char *name;  /* NULL: cpu-ref                                                   */
+    const char *plan;  /* NULL: the backend's default                                      */
+    bool        weights_f32, no_subgroups;
+};
+/* If argv[*i] is one of the flags above, consume it (and its value) and return 1; 0 when
+ * it is not one of them; 2 on a usage error (printed). */
+int  wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int *i);
+/* The usage lines of those flags. */
+void wgf_cli_backend_usage(FILE *f);
+/* Open the backend on m. For gpu a context is created from the global --adapter /
+ * --webgpu-lib options into *ctx (the caller frees it after the backend). Prints the error
+ * and returns false on failure. */
+bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, const struct wgf_llm_model *m,
                           struct wgf_llm_backend_options *bo, wgf_ctx **ctx, struct wgf_llm_backend *be);
 
 /* Subcommands. */

@@ -14,19 +14,66 @@ uint32_t wgf_cli_default_threads(void)
     return (uint32_t)n;
 }
 
-bool wgf_cli_backend_name_ok(const char *v)
+int wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int *i)
 {
-    if (!strcmp(v, "cpu-ref") || !strcmp(v, "gpu")) return true;
-    wgf_cli_error("--backend: '%s' is not a backend (cpu-ref, gpu)", v);
-    return false;
+    const char *a = argv[*i];
+    if (!strcmp(a, "--no-subgroups")) {
+        b->no_subgroups = true;
+        return 1;
+    }
+    if (strcmp(a, "--backend") && strcmp(a, "--plan") && strcmp(a, "--weights")) return 0;
+    if (*i + 1 >= argc) {
+        wgf_cli_error("%s needs a value", a);
+        return 2;
+    }
+    const char *v = argv[++*i];
+    if (!strcmp(a, "--backend")) {
+        if (strcmp(v, "cpu-ref") && strcmp(v, "gpu")) {
+            wgf_cli_error("--backend: '%s' is not a backend (%s)", v, wgf_llm_backend_names());
+            return 2;
+        }
+        b->name = v;
+    } else if (!strcmp(a, "--plan")) {
+        if (!wgf_llm_backend_find("gpu", v)) {
+            wgf_cli_error("--plan: '%s' is not a GPU plan (%s)", v, wgf_llm_plan_names());
+            return 2;
+        }
+        b->plan = v;
+    } else {
+        if (strcmp(v, "f16") && strcmp(v, "f32")) {
+            wgf_cli_error("--weights: '%s' is not f16 or f32", v);
+            return 2;
+        }
+        b->weights_f32 = !strcmp(v, "f32");
+    }
+    return 1;
 }
 
-bool wgf_cli_backend_open(const char *name, const char *model, const struct wgf_llm_model *m,
+void wgf_cli_backend_usage(FILE *f)
+{
+    fprintf(f, "  --backend B            cpu-ref (default: the plain-C reference) or gpu (WebGPU; the global\n"
+               "                         --adapter / --webgpu-lib pick the device)\n"
+               "  --plan P               gpu: roles (default: ~5 fused kernel roles per layer, sampling on the\n"
+               "                         GPU) or unfused (one kernel role per dispatch, f32 weights)\n"
+               "  --weights f16|f32      gpu roles: weight format on the GPU (default f16, two per 32-bit word)\n"
+               "  --no-subgroups         gpu roles: reductions through workgroup memory (the fallback path)\n");
+}
+
+bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, const struct wgf_llm_model *m,
                           struct wgf_llm_backend_options *bo, wgf_ctx **ctx, struct wgf_llm_backend *be)
 {
     struct wgf_err err = {0};
     *ctx               = NULL;
-    bool gpu           = name && !strcmp(name, "gpu");
+    bool gpu           = b->name && !strcmp(b->name, "gpu");
+    if (!gpu && (b->plan || b->weights_f32 || b->no_subgroups)) {
+        wgf_cli_error("--plan, --weights and --no-subgroups apply to --backend gpu");
+        return false;
+    }
+    const struct wgf_llm_backend *proto = wgf_llm_backend_find(gpu ? "gpu" : "cpu-ref", b->plan);
+    if (gpu && proto != &wgf_llm_backend_gpu_roles && (b->weights_f32 || b->no_subgroups)) {
+        wgf_cli_error("--weights and --no-subgroups apply to --plan roles");
+        return false;
+    }
     if (gpu) {
         struct wgf_gpu_options go = wgf_cli_gpu_options();
         if (wgf_ctx_create(&go, ctx, &err) != WGF_OK) {
@@ -35,7 +82,9 @@ bool wgf_cli_backend_open(const char *name, const char *model, const struct wgf_
         }
         bo->gpu = *ctx;
     }
-    if (wgf_llm_backend_open(be, gpu ? &wgf_llm_backend_gpu : &wgf_llm_backend_ref, m, bo, &err) != WGF_OK) {
+    bo->weights_f32  = b->weights_f32;
+    bo->no_subgroups = b->no_subgroups;
+    if (wgf_llm_backend_open(be, proto, m, bo, &err) != WGF_OK) {
         wgf_cli_error("%s: %s", model, err.msg);
         return false;
     }

@@ -19,8 +19,9 @@ static void llm_usage(FILE *f)
             "usage: wgfuse llm make-test-model --arch qwen2|llama|phi3 [--dims SPEC] [--format hf|gguf]\n"
             "                  [--dtype f32|f16|bf16|q8_0|q4_0] [--seed S] [--shards N] [--no-tokenizer] -o PATH\n"
             "       wgfuse llm load-check -m PATH\n"
-            "       wgfuse llm bench -m PATH [-n N] [--runs R] [--threads T] [--prompt-tokens P]\n"
-            "                  [--backend cpu-ref|gpu]\n"
+            "       wgfuse llm bench (-m PATH | --shape NAME) [-n N] [--runs R] [--threads T] [--prompt-tokens P]\n"
+            "                  [--backend cpu-ref|gpu] [--plan roles|unfused] [--weights f16|f32] [--no-subgroups]\n"
+            "                  [--profile] [--json]\n"
             "  SPEC: comma-separated key=value from dim, hidden, layers, heads, kv_heads, vocab, ctx\n"
             "        (e.g. dim=64,hidden=96,layers=2,heads=4,kv_heads=2,vocab=512,ctx=256), or a preset:\n"
             "        qwen2.5-0.5b (dim 896, hidden 4864, 24 layers, 14/2 heads, vocab 151936).\n"
@@ -30,8 +31,12 @@ static void llm_usage(FILE *f)
             "  (bench/llm_load_rss.sh measures its peak RSS).\n"
             "  bench: greedy generation of N (64) tokens after a fixed P-token (32) prompt, R (5) runs\n"
             "  after a warm-up; the generated ids must match across runs before median/best prefill\n"
-            "  and decode tok/s are printed. --backend gpu runs the GPU forward (unfused plan).\n",
+            "  and decode tok/s are printed. --shape qwen2.5-0.5b|qwen2.5-1.5b|phi-3-mini|llama-3.2-1b:\n"
+            "  a model of that shape with random f16 weights, built in memory (no file). --profile: GPU\n"
+            "  time per kernel role over 8 decode steps (each role timed in its own pass). --json: one\n"
+            "  JSON line instead of the text.\n",
             WGF_TOK_TEST_VOCAB_MAX);
+    wgf_cli_backend_usage(f);
 }
 
 static bool parse_dims(const char *spec, struct wgf_test_model_spec *s)
@@ -223,18 +228,40 @@ static int bench_token(void *u, int32_t id)
     return 0;
 }
 
+/* Weight bytes one decode token reads on the GPU (every matrix once) in the backend's format. */
+static double weight_bytes_per_token(const struct wgf_llm_config *c, double bytes_per_weight)
+{
+    double q = (double)c->n_heads * c->head_dim, kv = (double)c->n_kv_heads * c->head_dim, d = c->dim;
+    double per_layer = d * q + 2 * d * kv + q * d + 3 * d * c->hidden_dim;
+    return bytes_per_weight * (per_layer * c->n_layers + d * c->vocab_size);
+}
+
 static int llm_bench(int argc, char **argv)
 {
-    const char *model = NULL, *backend = "cpu-ref";
-    long        n = 64, runs = 5, threads = 0, n_prompt = 32;
+    const char            *model = NULL, *shape = NULL;
+    struct wgf_cli_backend bk    = {0};
+    long                   n = 64, runs = 5, threads = 0, n_prompt = 32;
+    bool                   profile = false, json = false;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v;
         if (wgf_cli_is_help(a)) {
             llm_usage(stdout);
             return 0;
         }
+        int bf = wgf_cli_backend_flag(&bk, argc, argv, &i);
+        if (bf == 2) return 2;
+        if (bf == 1) continue;
+        if (!strcmp(a, "--profile")) {
+            profile = true;
+            continue;
+        }
+        if (!strcmp(a, "--json")) {
+            json = true;
+            continue;
+        }
         if (!(v = wgf_cli_flag_value(argc, argv, &i))) return 2;
         if (!strcmp(a, "-m") || !strcmp(a, "--model")) model = v;
+        else if (!strcmp(a, "--shape")) shape = v;
         else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) {
             if (!wgf_cli_parse_long(a, v, 2, 1 << 16, &n)) return 2;
         } else if (!strcmp(a, "--runs")) {
@@ -243,16 +270,13 @@ static int llm_bench(int argc, char **argv)
             if (!wgf_cli_parse_long(a, v, 1, 256, &threads)) return 2;
         } else if (!strcmp(a, "--prompt-tokens")) {
             if (!wgf_cli_parse_long(a, v, 1, 1 << 16, &n_prompt)) return 2;
-        } else if (!strcmp(a, "--backend")) {
-            if (!wgf_cli_backend_name_ok(v)) return 2;
-            backend = v;
         } else {
             wgf_cli_error("llm bench: unknown option '%s'", a);
             return 2;
         }
     }
-    if (!model) {
-        wgf_cli_error("llm bench: -m PATH is required");
+    if (!model == !shape) {
+        wgf_cli_error("llm bench: give exactly one of -m PATH and --shape NAME (%s)", wgf_llm_synth_shapes());
         return 2;
     }
     struct wgf_err         err = {0};
@@ -260,13 +284,20 @@ static int llm_bench(int argc, char **argv)
     struct wgf_llm_backend be  = {0};
     wgf_ctx               *gctx = NULL;
     struct wgf_sampler     smp = {0};
+    struct wgf_profile     prof = {0};
     int32_t               *prompt = NULL;
     double                *pre = NULL, *dec = NULL;
     int                    rc  = 1;
-    wgf_cli_note_mapped(model);
-    if (wgf_llm_model_load(model, &m, &err) != WGF_OK) {
+    const char            *name = model ? model : shape;
+    if (model) {
+        wgf_cli_note_mapped(model);
+        if (wgf_llm_model_load(model, &m, &err) != WGF_OK) {
+            wgf_cli_error("%s", err.msg);
+            return 1;
+        }
+    } else if (wgf_llm_model_synth(shape, WGF_DT_F16, 1, &m, &err) != WGF_OK) {
         wgf_cli_error("%s", err.msg);
-        return 1;
+        return 2;
     }
     struct wgf_llm_backend_options bo = {.n_ctx = (uint32_t)(n_prompt + n + 1),
                                          .n_threads = threads ? (uint32_t)threads : wgf_cli_default_threads()};
@@ -279,9 +310,11 @@ static int llm_bench(int argc, char **argv)
         wgf_cli_error("llm bench: out of memory");
         goto out;
     }
-    if (!wgf_cli_backend_open(backend, model, m, &bo, &gctx, &be)) goto out;
+    double t_init = wgf_llm_now();
+    if (!wgf_cli_backend_open(&bk, name, m, &bo, &gctx, &be)) goto out;
+    t_init = wgf_llm_now() - t_init;
     if (wgf_sampler_init(&smp, &sp, be.n_vocab, &err) != WGF_OK) {
-        wgf_cli_error("%s: %s", model, err.msg);
+        wgf_cli_error("%s: %s", name, err.msg);
         goto out;
     }
     for (long i = 0; i < n_prompt; i++) prompt[i] = (int32_t)((i * 7919 + 1) % be.n_vocab); /* fixed, spread ids */
@@ -289,12 +322,18 @@ static int llm_bench(int argc, char **argv)
     gp.max_tokens            = (uint32_t)n;
     gp.ignore_eos            = true;
     uint64_t first_hash      = 0;
+    wgf_cli_catch_interrupts();
     for (long r = -1; r < runs; r++) { /* r = -1: warm-up */
         struct bench_hash        h  = {0xcbf29ce484222325ull};
         struct wgf_gen_callbacks cb = {.user = &h, .on_token = bench_token};
         struct wgf_gen_stats     st;
         if (wgf_generate(&be, NULL, &smp, &gp, prompt, (uint32_t)n_prompt, &cb, &st, &err) != WGF_OK) {
-            wgf_cli_error("%s: %s", model, err.msg);
+            wgf_cli_error("%s: %s", name, err.msg);
+            goto out;
+        }
+        if (wgf_cli_interrupt_pending()) {
+            wgf_cli_error("llm bench: interrupted by %s: nothing printed", wgf_cli_interrupt_name());
+            rc = wgf_cli_interrupt_code();
             goto out;
         }
         if (r < 0) {
@@ -303,27 +342,75 @@ static int llm_bench(int argc, char **argv)
         }
         if (h.h != first_hash) {
             wgf_cli_error("%s: run %ld generated different tokens (hash %016llx vs %016llx): not benchmarking a "
-                          "nondeterministic backend", model, r, (unsigned long long)h.h, (unsigned long long)first_hash);
+                          "nondeterministic backend", name, r, (unsigned long long)h.h, (unsigned long long)first_hash);
             goto out;
         }
         pre[r] = st.prefill_tok_s;
         dec[r] = st.decode_tok_s;
+    }
+    if (profile && be.profile && be.profile(&be, (uint32_t)n_prompt, 8, &prof, &err) != WGF_OK) {
+        wgf_cli_error("%s: profile: %s", name, err.msg);
+        goto out;
     }
     double best_pre = pre[0], best_dec = dec[0];
     for (long r = 1; r < runs; r++) {
         if (pre[r] > best_pre) best_pre = pre[r];
         if (dec[r] > best_dec) best_dec = dec[r];
     }
-    printf("model: %s (%s, %s, %d layers, dim %d, vocab %d)\n", model, wgf_arch_str(m->cfg.arch), m->cfg.source_dtype,
-           m->cfg.n_layers, m->cfg.dim, m->cfg.vocab_size);
-    if (gctx) printf("backend: %s on %s; prompt %ld tokens, %ld generated, %ld runs after 1 warm-up; ids hash %016llx\n",
-                     be.name, wgf_ctx_adapter(gctx)->name, n_prompt, n, runs, (unsigned long long)first_hash);
-    else printf("backend: %s, %u threads; prompt %ld tokens, %ld generated, %ld runs after 1 warm-up; ids hash %016llx\n",
-           be.name, bo.n_threads, n_prompt, n, runs, (unsigned long long)first_hash);
-    printf("prefill tok/s: median %.1f, best %.1f\n", wgf_stats_median(pre, (int)runs), best_pre);
-    printf("decode  tok/s: median %.1f, best %.1f\n", wgf_stats_median(dec, (int)runs), best_dec);
+    double med_pre = wgf_stats_median(pre, (int)runs), med_dec = wgf_stats_median(dec, (int)runs);
+    const char *wfmt  = gctx && be.plan && !strcmp(be.plan, "roles") && !bk.weights_f32 ? "f16" : "f32";
+    const char *src   = m->cfg.source_dtype;
+    double      bpw   = gctx ? (!strcmp(wfmt, "f16") ? 2.0 : 4.0)
+                             : !strcmp(src, "f32") ? 4.0 : !strcmp(src, "q8_0") ? 34.0 / 32 : !strcmp(src, "q4_0") ? 18.0 / 32 : 2.0;
+    double      wbtok = weight_bytes_per_token(&m->cfg, bpw);
+    if (json) {
+        printf("{\"model\": \"%s\", \"arch\": \"%s\", \"backend\": \"%s\", \"plan\": \"%s\", \"weights\": \"%s\", "
+               "\"adapter\": \"%s\", \"prompt_tokens\": %ld, \"generated\": %ld, \"runs\": %ld, "
+               "\"dispatches_per_token\": %u, \"weight_bytes_per_token\": %.0f, \"init_s\": %.2f, "
+               "\"prefill_tok_s_median\": %.2f, \"prefill_tok_s_best\": %.2f, \"decode_tok_s_median\": %.2f, "
+               "\"decode_tok_s_best\": %.2f, \"ids_hash\": \"%016llx\"",
+               name, wgf_arch_str(m->cfg.arch), be.name, be.plan ? be.plan : "", gctx ? wfmt : m->cfg.source_dtype,
+               gctx ? wgf_ctx_adapter(gctx)->name : "cpu", n_prompt, n, runs, be.dispatches_per_token, wbtok, t_init,
+               med_pre, best_pre, med_dec, best_dec, (unsigned long long)first_hash);
+        if (prof.n) {
+            printf(", \"profile_us_per_token\": {");
+            for (uint32_t i = 0; i < prof.n; i++)
+                printf("%s\"%s\": [%.2f, %.2f, %.1f]", i ? ", " : "", prof.rows[i].label, prof.rows[i].ns / 8e3,
+                       (double)prof.rows[i].dispatches / 8, prof.rows[i].ns > 0 ? (double)prof.rows[i].bytes / prof.rows[i].ns : 0);
+            printf("}");
+        }
+        printf("}\n");
+    } else {
+        printf("model: %s (%s, %s, %d layers, dim %d, vocab %d)\n", name, wgf_arch_str(m->cfg.arch),
+               m->cfg.source_dtype, m->cfg.n_layers, m->cfg.dim, m->cfg.vocab_size);
+        if (gctx)
+            printf("backend: %s (plan %s, %s weights) on %s; %u dispatches per token; prompt %ld tokens, %ld "
+                   "generated, %ld runs after 1 warm-up; ids hash %016llx\n",
+                   be.name, be.plan ? be.plan : "-", wfmt, wgf_ctx_adapter(gctx)->name, be.dispatches_per_token,
+                   n_prompt, n, runs, (unsigned long long)first_hash);
+        else
+            printf("backend: %s, %u threads; prompt %ld tokens, %ld generated, %ld runs after 1 warm-up; ids hash "
+                   "%016llx\n", be.name, bo.n_threads, n_prompt, n, runs, (unsigned long long)first_hash);
+        printf("weights read per token: %.3f GB (%s)\n", wbtok * 1e-9, gctx ? wfmt : m->cfg.source_dtype);
+        printf("prefill tok/s: median %.1f, best %.1f\n", med_pre, best_pre);
+        printf("decode  tok/s: median %.1f, best %.1f\n", med_dec, best_dec);
+        if (prof.n) {
+            double tok_ns = prof.total_ns / 8;
+            printf("profile (GPU time per decode token, each role in its own pass; sum %.1f us vs %.1f us measured):\n",
+                   tok_ns * 1e-3, med_dec > 0 ? 1e6 / med_dec : 0.0);
+            printf("  %-28s %10s %10s %9s %7s\n", "role", "dispatches", "us", "GB/s", "%");
+            for (uint32_t i = 0; i < prof.n; i++) {
+                const struct wgf_profile_row *pr = &prof.rows[i];
+                printf("  %-28s %10.1f %10.1f %9.0f %6.1f%%\n", pr->label, (double)pr->dispatches / 8, pr->ns / 8e3,
+                       pr->ns > 0 ? (double)pr->bytes / pr->ns : 0.0, 100.0 * pr->ns / prof.total_ns);
+            }
+        } else if (profile) {
+            printf("profile: not offered by backend %s\n", be.name);
+        }
+    }
     rc = fflush(stdout) == 0 ? 0 : 1;
 out:
+    wgf_profile_free(&prof);
     free(prompt);
     free(pre);
     free(dec);

@@ -22,7 +22,7 @@ static void run_usage(FILE *f)
             "usage: wgfuse run -m PATH [-p PROMPT | -f FILE | --tokens 1,2,3] [-n N] [--temp T] [--top-k K] [--top-p P]\n"
             "                  [--repeat-penalty R] [--repeat-last-n N] [--seed S] [--ctx C] [--threads N]\n"
             "                  [--system TEXT] [--no-template] [--parse-special] [--stop STR]... [--ignore-eos]\n"
-            "                  [--logits-out FILE.npy] [--backend cpu-ref|gpu]\n"
+            "                  [--logits-out FILE.npy] [--backend cpu-ref|gpu] [--plan roles|unfused] [--weights f16|f32]\n"
             "  -m, --model PATH       Hugging Face directory (config.json + safetensors) or .gguf file\n"
             "  -p, --prompt TEXT      user text; wrapped in the model's chat template unless --no-template\n"
             "  -f, --file PATH        read the prompt text from a file (at most 64 MiB)\n"
@@ -37,14 +37,14 @@ static void run_usage(FILE *f)
             "  --parse-special        special-token text in the prompt (<|im_start|>) becomes special tokens\n"
             "  --stop STR             stop when the output contains STR (up to %d; STR is not printed)\n"
             "  --logits-out FILE      float32 .npy (positions, vocab) of every evaluated position\n"
-            "  --backend B            cpu-ref (default: the plain-C reference) or gpu (WebGPU, the unfused\n"
-            "                         plan; the global --adapter / --webgpu-lib pick the device)\n"
-            "Text streams to stdout as it is produced; a stats line goes to stderr.\n",
-            WGF_GEN_MAX_STOP);
+            , WGF_GEN_MAX_STOP);
+    wgf_cli_backend_usage(f);
+    fprintf(f, "Text streams to stdout as it is produced; a stats line goes to stderr.\n");
 }
 
 struct run_opts {
-    const char *model, *prompt, *prompt_file, *system, *tokens, *logits_out, *backend;
+    const char *model, *prompt, *prompt_file, *system, *tokens, *logits_out;
+    struct wgf_cli_backend backend;
     long        n_predict, ctx, threads, top_k, repeat_last_n, seed;
     double      temp, top_p, repeat_penalty;
     bool        no_template, parse_special, ignore_eos;
@@ -60,6 +60,9 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
     o->ctx = 0, o->threads = 0, o->seed = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
+        int         bf = wgf_cli_backend_flag(&o->backend, argc, argv, &i);
+        if (bf == 2) return 2;
+        if (bf == 1) continue;
 #define VAL()                                                                                                      \
     do {                                                                                                           \
         if (!(v = wgf_cli_flag_value(argc, argv, &i))) return 2;                                                           \
@@ -85,10 +88,6 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
         } else if (!strcmp(a, "--logits-out")) {
             VAL();
             o->logits_out = v;
-        } else if (!strcmp(a, "--backend")) {
-            VAL();
-            if (!wgf_cli_backend_name_ok(v)) return 2;
-            o->backend = v;
         } else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) {
             VAL();
             if (!wgf_cli_parse_long(a, v, 0, MAX_CTX, &o->n_predict)) return 2;
@@ -285,7 +284,7 @@ int wgf_cmd_run(int argc, char **argv)
         goto out;
     }
     struct wgf_llm_backend_options bo = {.n_ctx = n_ctx, .n_threads = o.threads ? (uint32_t)o.threads : wgf_cli_default_threads()};
-    if (!wgf_cli_backend_open(o.backend, o.model, m, &bo, &gctx, &be)) goto out;
+    if (!wgf_cli_backend_open(&o.backend, o.model, m, &bo, &gctx, &be)) goto out;
     struct wgf_sampler_params sp = wgf_sampler_params_default();
     sp.temperature = (float)o.temp, sp.top_k = (uint32_t)o.top_k, sp.top_p = (float)o.top_p;
     sp.repeat_penalty = (float)o.repeat_penalty, sp.repeat_last_n = (uint32_t)o.repeat_last_n, sp.seed = (uint64_t)o.seed;

@@ -532,6 +532,7 @@ static enum wgf_status gpu_init(struct wgf_llm_backend *b, const struct wgf_llm_
     }
     b->n_vocab = (uint32_t)c->vocab_size;
     b->n_ctx   = n_ctx;
+    for (uint32_t i = 0; i < g->n_steps; i++) b->dispatches_per_token += g->steps[i].kind == STEP_DISPATCH;
     return WGF_OK;
 }
 

@@ -66,8 +66,8 @@ struct mat_src {
     const char                     *label;
 };
 
-/* stored row s as f32 (cols values) */
-static void src_row(const struct gr *g, const struct mat_src *src, uint32_t s, float *out)
+/* the source tensor and row of stored row s */
+static const struct wgf_tensor *src_of(const struct gr *g, const struct mat_src *src, uint32_t s, int64_t *row_out)
 {
     int64_t                  row = s;
     const struct wgf_tensor *t   = src->t;
@@ -79,7 +79,8 @@ static void src_row(const struct gr *g, const struct mat_src *src, uint32_t s, f
         t   = s % 2 ? &src->M->w_up : &src->M->w_gate;
         row = s / 2;
     }
-    wgf_tensor_row_f32(t, row, out);
+    *row_out = row;
+    return t;
 }
 
 /* ---- layout ------------------------------------------------------------------------------ */
@@ -189,8 +190,14 @@ static enum wgf_status upload_mat(struct gr *g, const struct gr_mat *m, const st
             uint32_t n = p->rows - r0 < stage_rows ? p->rows - r0 : stage_rows;
             memset(stage, 0, (size_t)(n * row_bytes));
             for (uint32_t j = 0; j < n && !s; j++) {
-                src_row(g, src, p->row0 + r0 + j, row);
-                uint8_t *dst = stage + j * row_bytes;
+                int64_t                  sr;
+                const struct wgf_tensor *t   = src_of(g, src, p->row0 + r0 + j, &sr);
+                uint8_t                 *dst = stage + j * row_bytes;
+                if (g->f16 && t->dtype == WGF_DT_F16) { /* stored as f16 already: the bits as they are */
+                    memcpy(dst, (const uint8_t *)t->data + (size_t)sr * m->cols * 2, (size_t)m->cols * 2);
+                    continue;
+                }
+                wgf_tensor_row_f32(t, sr, row);
                 if (!g->f16) {
                     memcpy(dst, row, (size_t)m->cols * 4);
                     continue;
