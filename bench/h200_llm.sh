@@ -6,7 +6,9 @@
 #     CUDA-graph replay, the token fed back on the GPU (the strongest PyTorch decode we know),
 #     and transformers' own model on the 512-token prompt (prefill);
 #   - for Qwen2.5-0.5B also: roles with f32 weights, the unfused plan, and the PyTorch peer in f32;
-#   - `wgfuse bench matvec` (the projection kernel against the copy bandwidth).
+#   - a 2048-token prompt then 256 decoded (attention split over the sequence);
+#   - `wgfuse bench matvec` (the projection kernel against the copy bandwidth) and
+#     `wgfuse bench dispatch --quick` (the per-dispatch cost of the same device, same run).
 # Shapes: Qwen2.5-0.5B, Qwen2.5-1.5B, Phi-3-mini, random weights (no weights can be downloaded).
 #
 #   bench/h200_llm.sh [OUTDIR]      (default: bench/results/llm-<hostname>-<UTC date>)
@@ -58,5 +60,7 @@ S=qwen2.5-0.5b
 step "ours_roles_f32_$S" "$WG" llm bench --shape "$S" --backend gpu --weights f32 -n "$N" --prompt-tokens $P --runs "$RUNS" --json
 step "ours_unfused_$S" "$WG" llm bench --shape "$S" --backend gpu --plan unfused -n 64 --prompt-tokens $P --runs 3 --json
 step "peer_graph_f32_$S" "$PY" "$ROOT/bench/llm_peer_graph.py" --shape "$S" --dtype float32 -n "$N" --prompt-tokens $P --runs "$RUNS"
+step "ours_long_ctx_$S" "$WG" llm bench --shape "$S" --backend gpu -n "$N" --prompt-tokens 2048 --runs 3 --json
 step "matvec" "$WG" bench matvec --reps 5
+step "dispatch" "$WG" bench dispatch --quick --json
 cat "$OUT/status.txt"

@@ -41,10 +41,13 @@ int wgf_t_finish(const struct wgf_t *t)
     return 0;
 }
 
-struct wgf_ctx *wgf_t_gpu(struct wgf_t *t)
+struct wgf_ctx *wgf_t_gpu(struct wgf_t *t) { return wgf_t_gpu_timeout(t, 0); }
+
+struct wgf_ctx *wgf_t_gpu_timeout(struct wgf_t *t, uint32_t timeout_ms)
 {
     wgf_sanitize_pin_drivers();
     struct wgf_gpu_options opt = wgf_gpu_options_default();
+    if (timeout_ms) opt.timeout_ms = timeout_ms;
     struct wgf_ctx *ctx = NULL;
     struct wgf_err err = {0};
     enum wgf_status s = wgf_ctx_create(&opt, &ctx, &err);

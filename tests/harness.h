@@ -30,6 +30,8 @@ int wgf_t_finish(const struct wgf_t *t);
 /* A GPU context on the default adapter (lavapipe in CI). On failure the check fails with
  * the runtime's message and NULL is returned: a missing adapter is a failure, not a skip. */
 struct wgf_ctx *wgf_t_gpu(struct wgf_t *t);
+/* The same with every wait's timeout set (slow work on a busy CPU adapter). */
+struct wgf_ctx *wgf_t_gpu_timeout(struct wgf_t *t, uint32_t timeout_ms);
 
 /* Max |a-b| and relative L2 error ||a-b|| / ||b||. */
 double wgf_t_max_abs_diff(const float *a, const float *b, size_t n);

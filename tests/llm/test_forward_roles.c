@@ -189,8 +189,10 @@ static const struct tm_dims PHI3 = {.arch = WGF_ARCH_PHI3, .dim = 48, .hidden = 
 
 int main(void)
 {
-    struct wgf_t t   = {0};
-    wgf_ctx     *ctx = wgf_t_gpu(&t);
+    struct wgf_t t = {0};
+    /* a 40-token prefill of every variant on a 2-core CI machine busy with other tests:
+     * the default 30 s wait is for interactive use, not for lavapipe under load */
+    wgf_ctx *ctx = wgf_t_gpu_timeout(&t, 300000);
     if (!ctx) return wgf_t_finish(&t);
     uint32_t sgs = 0;
     wgf_ctx_subgroup_size(ctx, &sgs);

@@ -27,6 +27,7 @@
 @group(0) @binding(5) var<storage, read>       st:   array<u32>;       // (ST_LEN) u32
 
 const NEG: f32 = -3.0e38; // "minus infinity": WGSL does not promise infinities
+const NVB: u32 = (WG + PG - 1u) / PG; // positions of a block one invocation sums (rounded to 4 below)
 
 var<workgroup> qs:  array<vec4<f32>, D4>;
 var<workgroup> ex:  array<f32, WG>;
@@ -69,10 +70,26 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
         l         = l * corr + wgsum(e, li); // wgsum's barrier also publishes ex
         a        *= corr;
         if (pg < PG) {
+            // a fixed trip count with a guard, four independent sums: the value loads of a
+            // block are all issued before the first is used (a data-dependent loop bound made
+            // this a chain of dependent cache round trips)
             let nb = min(WG, p1 - blk);
-            for (var j = pg; j < nb; j += PG) {
-                a += ex[j] * vc[(blk + j) * (KV_DIM / 4u) + kvo + d4];
+            var s0 = vec4<f32>(0.0);
+            var s1 = vec4<f32>(0.0);
+            var s2 = vec4<f32>(0.0);
+            var s3 = vec4<f32>(0.0);
+            for (var k = 0u; k < NVB; k += 4u) {
+                let j0 = pg + k * PG;
+                let j1 = j0 + PG;
+                let j2 = j1 + PG;
+                let j3 = j2 + PG;
+                let base = blk * (KV_DIM / 4u) + kvo + d4;
+                if (j0 < nb) { s0 += ex[j0] * vc[base + j0 * (KV_DIM / 4u)]; }
+                if (j1 < nb) { s1 += ex[j1] * vc[base + j1 * (KV_DIM / 4u)]; }
+                if (j2 < nb) { s2 += ex[j2] * vc[base + j2 * (KV_DIM / 4u)]; }
+                if (j3 < nb) { s3 += ex[j3] * vc[base + j3 * (KV_DIM / 4u)]; }
             }
+            a += (s0 + s1) + (s2 + s3);
         }
         m = m_new;
         workgroupBarrier(); // ex is rewritten by the next block

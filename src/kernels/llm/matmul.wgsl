@@ -2,89 +2,127 @@
 // bias or the residual add in the epilogue.
 // math:       y[t, ROW0 + n] (+)= sum_k W[n, k] x[t, k] (+ b[ROW0 + n]) for t < st[ST_NTOK], n < N
 // fuses:      matmul + bias (QKV), matmul + residual add (o_proj, down): 2 -> 1
-// workgroups: grid (ceil(N / 64), ceil(n_rows / 64)) from the indirect arguments; 256
-//             invocations as 16 x 16, each owning a 4 x 4 block of a 64-token x 64-row tile;
-//             K in steps of 16: the weight tile (64 rows x 16, unpacked from f16 or f32 chunks)
-//             and the x tile are staged transposed in workgroup memory, then 16 rank-1 updates.
+// workgroups: grid (ceil(N / BN), ceil(n_rows / BM)) from the indirect arguments; 256
+//             invocations as TX = BN / 4 along the weight rows by TY = 256 / TX along the
+//             tokens, each owning TM tokens x 4 rows of a BM x BN tile (BM = TY * TM). K goes in
+//             steps of BK = 16: the x tile and the weight tile (unpacked from f16 or f32
+//             chunks) are staged transposed in workgroup memory; the next step's tiles are
+//             loaded into registers while the current one is multiplied. Small tiles for the
+//             small matrices (more workgroups), large ones where there are rows enough.
 // bindings:   0 y (n_rows, YS) f32 read_write | 1 x (n_rows, XS4 * 4) f32 read
 //             | 2 w (N, KCS) chunks read | 3 b (ROW0 + N) f32 read | 4 st (ST_LEN) u32 read
-// injected:   WF16, EPC (elements per chunk), KC, KCS (row stride), XS4, YS, N, ROW0, ACCUM, HAS_BIAS, ST_*
+// injected:   WF16, EPC (elements per chunk), KC, KCS (row stride), XS4, YS, N, ROW0, ACCUM,
+//             HAS_BIAS, BN, TM, ST_*
 @group(0) @binding(0) var<storage, read_write> y:  array<f32>;       // (rows, YS) f32
 @group(0) @binding(1) var<storage, read>       x:  array<vec4<f32>>; // (rows, XS4) vec4
 @group(0) @binding(2) var<storage, read>       w:  array<vec4<u32>>; // (N, KCS) chunks
 @group(0) @binding(3) var<storage, read>       b:  array<f32>;       // (ROW0 + N) f32
 @group(0) @binding(4) var<storage, read>       st: array<u32>;       // (ST_LEN) u32
 
-const BM: u32 = 64u; // tokens per tile
-const BN: u32 = 64u; // weight rows per tile
-const BK: u32 = 16u; // k per step
-const CPR: u32 = BK / EPC; // chunks per tile row per step
+const BK:  u32 = 16u;              // k per step
+const TX:  u32 = BN / 4u;          // invocations along the rows (4 rows each)
+const TY:  u32 = 256u / TX;        // invocations along the tokens (TM tokens each)
+const BM:  u32 = TY * TM;          // tokens per tile
+const CPR: u32 = BK / EPC;         // weight chunks per tile row per step
+const XL:  u32 = BM * BK / 4u;     // x tile in vec4
+const WL:  u32 = BN * CPR;         // weight tile in chunks
+const XPT: u32 = (XL + 255u) / 256u;
+const WPT: u32 = (WL + 255u) / 256u;
 
-var<workgroup> xs: array<array<vec4<f32>, 16>, BK>; // [k][token / 4]
-var<workgroup> ws: array<array<vec4<f32>, 16>, BK>; // [k][row / 4]
+var<workgroup> xs: array<array<f32, BM>, BK>;       // [k][token]
+var<workgroup> ws: array<array<vec4<f32>, TX>, BK>; // [k][row / 4]
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
     let n_tok = st[ST_NTOK];
     let n0 = wid.x * BN;
     let t0 = wid.y * BM;
-    let tx = li % 16u; // rows tx*4 .. +4
-    let ty = li / 16u; // tokens ty*4 .. +4
-    var acc: array<vec4<f32>, 4>; // [token i] (row j)
-    for (var i = 0u; i < 4u; i++) {
+    let tx = li % TX;
+    let ty = li / TX;
+    var acc: array<vec4<f32>, TM>; // [token i] (row j)
+    for (var i = 0u; i < TM; i++) {
         acc[i] = vec4<f32>(0.0);
     }
-    for (var k0 = 0u; k0 < KC * EPC; k0 += BK) {
-        // x tile: 64 tokens x 16 k = 256 vec4, one per invocation
-        {
-            let tt = li / 4u;
-            let k4 = li % 4u;
-            let t  = t0 + tt;
-            var v  = vec4<f32>(0.0);
-            if (t < n_tok) {
-                v = x[t * XS4 + k0 / 4u + k4];
-            }
-            xs[k4 * 4u + 0u][tt / 4u][tt % 4u] = v.x;
-            xs[k4 * 4u + 1u][tt / 4u][tt % 4u] = v.y;
-            xs[k4 * 4u + 2u][tt / 4u][tt % 4u] = v.z;
-            xs[k4 * 4u + 3u][tt / 4u][tt % 4u] = v.w;
+    var xr: array<vec4<f32>, XPT>;
+    var wr: array<vec4<u32>, WPT>;
+    // the first step's tiles into registers
+    for (var i = 0u; i < XPT; i++) {
+        let idx = li + i * 256u;
+        let t   = t0 + idx / 4u;
+        xr[i] = vec4<f32>(0.0);
+        if (idx < XL && t < n_tok) {
+            xr[i] = x[t * XS4 + idx % 4u];
         }
-        // weight tile: 64 rows x CPR chunks
-        if (li < BN * CPR) {
-            let r = li / CPR;
-            let c = li % CPR;
-            let n = n0 + r;
-            var wc = vec4<u32>(0u);
-            if (n < N) {
-                wc = w[n * KCS + k0 / EPC + c];
+    }
+    for (var i = 0u; i < WPT; i++) {
+        let idx = li + i * 256u;
+        let n   = n0 + idx / CPR;
+        wr[i] = vec4<u32>(0u);
+        if (idx < WL && n < N) {
+            wr[i] = w[n * KCS + idx % CPR];
+        }
+    }
+    for (var k0 = 0u; k0 < KC * EPC; k0 += BK) {
+        // registers -> workgroup memory (transposed)
+        for (var i = 0u; i < XPT; i++) {
+            let idx = li + i * 256u;
+            if (idx < XL) {
+                let tt = idx / 4u;
+                let kb = (idx % 4u) * 4u;
+                xs[kb + 0u][tt] = xr[i].x;
+                xs[kb + 1u][tt] = xr[i].y;
+                xs[kb + 2u][tt] = xr[i].z;
+                xs[kb + 3u][tt] = xr[i].w;
             }
-            let lo = wunpack_lo(wc);
-            let kb = c * EPC;
-            ws[kb + 0u][r / 4u][r % 4u] = lo.x;
-            ws[kb + 1u][r / 4u][r % 4u] = lo.y;
-            ws[kb + 2u][r / 4u][r % 4u] = lo.z;
-            ws[kb + 3u][r / 4u][r % 4u] = lo.w;
-            if (WF16) {
-                let hi = wunpack_hi(wc);
-                ws[kb + 4u][r / 4u][r % 4u] = hi.x;
-                ws[kb + 5u][r / 4u][r % 4u] = hi.y;
-                ws[kb + 6u][r / 4u][r % 4u] = hi.z;
-                ws[kb + 7u][r / 4u][r % 4u] = hi.w;
+        }
+        for (var i = 0u; i < WPT; i++) {
+            let idx = li + i * 256u;
+            if (idx < WL) {
+                let r  = idx / CPR;
+                let kb = (idx % CPR) * EPC;
+                let lo = wunpack_lo(wr[i]);
+                ws[kb + 0u][r / 4u][r % 4u] = lo.x;
+                ws[kb + 1u][r / 4u][r % 4u] = lo.y;
+                ws[kb + 2u][r / 4u][r % 4u] = lo.z;
+                ws[kb + 3u][r / 4u][r % 4u] = lo.w;
+                if (WF16) {
+                    let hi = wunpack_hi(wr[i]);
+                    ws[kb + 4u][r / 4u][r % 4u] = hi.x;
+                    ws[kb + 5u][r / 4u][r % 4u] = hi.y;
+                    ws[kb + 6u][r / 4u][r % 4u] = hi.z;
+                    ws[kb + 7u][r / 4u][r % 4u] = hi.w;
+                }
             }
         }
         workgroupBarrier();
+        // the next step's tiles load while this one is multiplied
+        let k1 = k0 + BK;
+        if (k1 < KC * EPC) {
+            for (var i = 0u; i < XPT; i++) {
+                let idx = li + i * 256u;
+                let t   = t0 + idx / 4u;
+                if (idx < XL && t < n_tok) {
+                    xr[i] = x[t * XS4 + k1 / 4u + idx % 4u];
+                }
+            }
+            for (var i = 0u; i < WPT; i++) {
+                let idx = li + i * 256u;
+                let n   = n0 + idx / CPR;
+                if (idx < WL && n < N) {
+                    wr[i] = w[n * KCS + k1 / EPC + idx % CPR];
+                }
+            }
+        }
         for (var kk = 0u; kk < BK; kk++) {
-            let a  = xs[kk][ty];
             let bw = ws[kk][tx];
-            acc[0] += a.x * bw;
-            acc[1] += a.y * bw;
-            acc[2] += a.z * bw;
-            acc[3] += a.w * bw;
+            for (var i = 0u; i < TM; i++) {
+                acc[i] += xs[kk][ty * TM + i] * bw;
+            }
         }
         workgroupBarrier();
     }
-    for (var i = 0u; i < 4u; i++) {
-        let t = t0 + ty * 4u + i;
+    for (var i = 0u; i < TM; i++) {
+        let t = t0 + ty * TM + i;
         if (t < n_tok) {
             for (var j = 0u; j < 4u; j++) {
                 let n = n0 + tx * 4u + j;

@@ -150,7 +150,8 @@ struct gr {
 
     /* plan */
     wgf_schedule *s[GR_S_COUNT];
-    uint32_t      mm_n[GR_MAX_MM]; /* row counts of the matmul args slots (slot 0: rows, 1: attention) */
+    uint32_t      mm_n[GR_MAX_MM]; /* matmul args slots 2..: rows N and tile (BN, BM) of each    */
+    uint32_t      mm_bn[GR_MAX_MM], mm_bm[GR_MAX_MM];
     uint32_t      n_mm;
     uint32_t      all_logits_made; /* GR_S_ALL_LOGITS exists                              */
 };

@@ -119,12 +119,14 @@ static struct wgf_binding BP(const struct gr_part *p) { return B(p->buf, p->off,
 
 static uint32_t cdiv(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
 
-static uint32_t mm_slot(struct gr *g, uint32_t n)
+static uint32_t mm_slot(struct gr *g, uint32_t n, uint32_t bn, uint32_t bm)
 {
     for (uint32_t i = 0; i < g->n_mm; i++)
-        if (g->mm_n[i] == n) return 2 + i;
+        if (g->mm_n[i] == n && g->mm_bn[i] == bn && g->mm_bm[i] == bm) return 2 + i;
     WGF_ASSERT(g->n_mm < GR_MAX_MM);
-    g->mm_n[g->n_mm] = n;
+    g->mm_n[g->n_mm]  = n;
+    g->mm_bn[g->n_mm] = bn;
+    g->mm_bm[g->n_mm] = bm;
     return 2 + g->n_mm++;
 }
 
@@ -133,7 +135,7 @@ void gr_args_fill(const struct gr *g, uint32_t T, uint32_t pos0, uint32_t *a)
     a[0] = T, a[1] = 1, a[2] = 1;
     a[3] = (uint32_t)g->c.n_heads, a[4] = cdiv((uint64_t)pos0 + T, g->split), a[5] = T;
     for (uint32_t i = 0; i < g->n_mm; i++) {
-        a[6 + 3 * i] = cdiv(g->mm_n[i], 64), a[7 + 3 * i] = cdiv(T, 64), a[8 + 3 * i] = 1;
+        a[6 + 3 * i] = cdiv(g->mm_n[i], g->mm_bn[i]), a[7 + 3 * i] = cdiv(T, g->mm_bm[i]), a[8 + 3 * i] = 1;
     }
 }
 
@@ -418,12 +420,18 @@ enum wgf_status gr_emit_matmul(struct gr *g, wgf_schedule *s, const char *role, 
         wgf_prelude_u32(&p, "ROW0", pt->row0, "first row of this part (y column offset)");
         wgf_prelude_bool(&p, "ACCUM", accum, accum ? "y += x W^T: the residual add" : "y = x W^T");
         wgf_prelude_bool(&p, "HAS_BIAS", bias != NULL, "bias in the epilogue");
+        /* tiles: 64 rows x 64 tokens where the matrix has rows for many workgroups, else 32 x 32
+         * (a chunk of 128 tokens then still gives ~100 workgroups for a 896-row matrix) */
+        bool     big = pt->rows >= 4096;
+        uint32_t bn = big ? 64 : 32, tm = big ? 4 : 1, bm = (256 / (bn / 4)) * tm;
+        wgf_prelude_u32(&p, "BN", bn, "weight rows per tile");
+        wgf_prelude_u32(&p, "TM", tm, "tokens per invocation (tile: 1024 / BN * TM tokens)");
         st.b[st.nb++] = B(y, 0, 0);
         st.b[st.nb++] = B(x, 0, 0);
         st.b[st.nb++] = BP(pt);
         st.b[st.nb++] = bias ? BV(g, *bias) : B(g->zero, 0, 0);
         st.b[st.nb++] = B(g->st, 0, 0);
-        st.slot       = (int)mm_slot(g, pt->rows);
+        st.slot       = (int)mm_slot(g, pt->rows, bn, bm);
         st.cost       = (struct wgf_step_cost){pt->bytes, 0, 0}; /* per chunk of T tokens */
         enum wgf_status r = emit(g, s, &st, &p, err);
         if (r) return r;
