@@ -91,9 +91,11 @@ enum wgf_status wgf_ctx_subgroup_size(wgf_ctx *ctx, uint32_t *sgs)
     }
     enum wgf_status s = wgf__check(ctx);
     if (s != WGF_OK) return s;
-    ctx->sg_probed = true;
-    ctx->sg_size   = 0;
-    if (!ctx->desc.has_subgroups) return WGF_OK;
+    ctx->sg_size = 0;
+    if (!ctx->desc.has_subgroups) {
+        ctx->sg_probed = true;
+        return WGF_OK;
+    }
     const char *src = wgf_kernel_source("subgroup_probe");
     if (!src) return wgf__fail(ctx, WGF_ERR_INTERNAL, "kernel 'subgroup_probe' is not embedded");
     struct wgf_pipeline_desc d  = {.label = "subgroup_probe", .wgsl = src};
@@ -107,12 +109,18 @@ enum wgf_status wgf_ctx_subgroup_size(wgf_ctx *ctx, uint32_t *sgs)
         (s = wgf_buffer_read(ctx, b, 0, out, sizeof out))) {
         wgf_bind_group_free(bg);
         wgf_buffer_free(b);
-        /* a device that cannot run the probe runs the fallback; a lost device says so next */
-        return s == WGF_ERR_DEVICE_LOST || s == WGF_ERR_TIMEOUT ? s : WGF_OK;
+        /* a kernel the device refuses: the fallback, for good; out of memory, a lost device or
+         * a timeout: the caller's error (the probe runs again next time) */
+        if (s == WGF_ERR_SHADER || s == WGF_ERR_GPU) {
+            ctx->sg_probed = true;
+            return WGF_OK;
+        }
+        return s;
     }
     wgf_bind_group_free(bg);
     wgf_buffer_free(b);
-    uint32_t size = out[0];
+    ctx->sg_probed = true;
+    uint32_t size  = out[0];
     bool     ok   = size >= 4 && size <= 64 && !(size & (size - 1));
     for (uint32_t i = 0; i < 256 && ok; i++) ok = out[2 * i] == size && out[2 * i + 1] == i % size;
     ctx->sg_size = ok ? size : 0;

@@ -2,9 +2,9 @@
 //   embed_row(tok, xo, li): x[xo .. xo + DIMP) (as vec4, xo in vec4) = tok_embd[tok] in f32,
 //                           every invocation of the workgroup taking chunks li, li + WG, ...
 // The table is the model's (vocab, DIM) matrix in the weight format (lib_wchunk), in up to
-// four row chunks of EMB_ROWS rows (a table above the binding limit is split by rows).
+// five row chunks of EMB_ROWS rows (a table above the binding limit is split by rows).
 // needs:      const WG, WF16, KC (chunks per row = DIMP / EPC), EMB_ROWS; module-scope
-//             `x: array<vec4<f32>>` (read_write) and `emb0..emb3: array<vec4<u32>>`
+//             `x: array<vec4<f32>>` (read_write) and `emb0..emb4: array<vec4<u32>>`
 fn embed_row(tok: u32, xo: u32, li: u32) {
     let ch = tok / EMB_ROWS;
     let r  = (tok % EMB_ROWS) * KC;
@@ -16,8 +16,10 @@ fn embed_row(tok: u32, xo: u32, li: u32) {
             wc = emb1[r + c];
         } else if (ch == 2u) {
             wc = emb2[r + c];
-        } else {
+        } else if (ch == 3u) {
             wc = emb3[r + c];
+        } else {
+            wc = emb4[r + c];
         }
         if (WF16) {
             x[xo + 2u * c]      = wunpack_lo(wc);

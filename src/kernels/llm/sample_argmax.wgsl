@@ -7,7 +7,7 @@
 // workgroups: one workgroup of WG invocations: strided scan of the lm_head partials, then a
 //             tree reduction in workgroup memory
 // bindings:   0 x (DIMP) f32 read_write | 1 st (ST_LEN) u32 read_write | 2 seq (N_CTX + 1) u32
-//             read_write | 3 best (NBEST) (f32 bits, id) read | 4..7 emb0..emb3 read
+//             read_write | 3 best (NBEST) (f32 bits, id) read | 4..8 emb0..emb4 read
 // injected:   WG, WF16, KC, DIMP, EMB_ROWS, NBEST, ROPE_ORIG, ST_*
 @group(0) @binding(0) var<storage, read_write> x:    array<vec4<f32>>; // (DIMP) f32
 @group(0) @binding(1) var<storage, read_write> st:   array<u32>;       // (ST_LEN) u32
@@ -17,6 +17,7 @@
 @group(0) @binding(5) var<storage, read>       emb1: array<vec4<u32>>;
 @group(0) @binding(6) var<storage, read>       emb2: array<vec4<u32>>;
 @group(0) @binding(7) var<storage, read>       emb3: array<vec4<u32>>;
+@group(0) @binding(8) var<storage, read>       emb4: array<vec4<u32>>;
 
 var<workgroup> tv: array<f32, WG>;
 var<workgroup> ti: array<u32, WG>;

@@ -10,7 +10,7 @@
 //             exponentials in parallel; the sums and the draw on invocation 0 (k <= KMAX)
 // bindings:   0 x (DIMP) f32 read_write | 1 st (ST_LEN) u32 read_write (ST_RNG: xoshiro256**
 //             state, 4 x (lo, hi)) | 2 seq (N_CTX + 1) u32 read_write | 3 cand (NCAND, KMAX)
-//             read | 4 sp (SP_LEN) read | 5..8 emb0..emb3 read
+//             read | 4 sp (SP_LEN) read | 5..9 emb0..emb4 read
 // injected:   WG, KMAX, NCAND, WF16, KC, DIMP, EMB_ROWS, ROPE_ORIG, ST_*, SP_*
 @group(0) @binding(0) var<storage, read_write> x:    array<vec4<f32>>; // (DIMP) f32
 @group(0) @binding(1) var<storage, read_write> st:   array<u32>;       // (ST_LEN) u32
@@ -21,6 +21,7 @@
 @group(0) @binding(6) var<storage, read>       emb1: array<vec4<u32>>;
 @group(0) @binding(7) var<storage, read>       emb2: array<vec4<u32>>;
 @group(0) @binding(8) var<storage, read>       emb3: array<vec4<u32>>;
+@group(0) @binding(9) var<storage, read>       emb4: array<vec4<u32>>;
 
 var<workgroup> pr:  array<f32, KMAX>;
 var<workgroup> tok: u32;

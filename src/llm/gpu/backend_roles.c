@@ -308,6 +308,11 @@ static enum wgf_status gr_decode(struct wgf_llm_backend *b, const struct wgf_llm
         head = (head + 1) % GR_RING;
         count--;
         for (uint32_t i = 0; i < f->n && !stop; i++) {
+            if (wgf_ctx_lost(g->ctx)) { /* lost while ids were handed out: none after it */
+                s    = WGF_ERR_DEVICE_LOST;
+                stop = true;
+                break;
+            }
             if (ids[i] >= g->vocab) { /* no finite logit: the CPU sampler's error */
                 s = wgf_fail(err, WGF_ERR_FORMAT, "sampler: every logit is -inf or NaN (position %u)", pos0 + f->first + i);
                 stop = true;

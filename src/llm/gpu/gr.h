@@ -48,7 +48,8 @@ enum { GR_ST_LIST(GR_ENUM) GR_SP_LIST(GR_ENUM) };
 #define GR_T_MAX 128       /* prefill tokens per chunk (activations are sized for this)     */
 #define GR_KMAX 256        /* top-k the GPU sampler handles (== GR_WG: lib_topk)            */
 #define GR_NCAND 64        /* vocabulary slices of sample_topk                              */
-#define GR_EMB_PARTS 4     /* row parts of the embedding table one kernel can bind          */
+#define GR_EMB_PARTS 5     /* row parts of the embedding table one kernel can bind (sample_pick:
+                              5 bindings + 5 parts = maxStorageBuffersPerShaderStage 10) */
 #define GR_STEPS 16        /* decode steps per submit                                       */
 #define GR_RING 3          /* submits in flight while decoding                              */
 #define GR_MAX_SPLIT 64    /* attention slices at most (the slice length grows with n_ctx)  */

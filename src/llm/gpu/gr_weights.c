@@ -141,7 +141,7 @@ static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, u
                         "gpu-roles: tensor '%s': one row of %u %s is %llu bytes, above the storage binding limit of "
                         "%llu bytes; it cannot be split by rows",
                         label, cols, g->f16 ? "f16" : "f32", (unsigned long long)row_bytes,
-                        (unsigned long long)g->arena_cap);
+                        (unsigned long long)g->max_bind);
     m->n_parts = (uint32_t)((rows + per - 1) / per);
     m->part    = calloc(m->n_parts, sizeof *m->part);
     if (!m->part) return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: parts of '%s'", label);
