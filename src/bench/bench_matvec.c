@@ -228,6 +228,7 @@ static enum wgf_status mv_run_case(wgf_ctx *ctx, wgf_timer *tm, const struct mv_
     wgf_prelude_u32(&p, "N", N, "rows");
     wgf_prelude_u32(&p, "ROW0", 0, "first output row");
     wgf_prelude_bool(&p, "ACCUM", false, "y = W x");
+    if (!s) s = wgf_prelude_fragment(&p, "lib_rows");
     if (!s) s = wgf_prelude_status(&p);
     char label[64];
     snprintf(label, sizeof label, "gemv_%s_tpr%u_r%u_p%u_%s", c->f16 ? "f16" : "f32", c->cfg.tpr, c->cfg.rpg, c->pad,

@@ -152,6 +152,33 @@ static enum wgf_status ensure_staging(wgf_ctx *ctx, uint64_t n)
     return WGF_OK;
 }
 
+/* A map whose callback fired: check its status (and the map fault plan), copy n bytes from
+ * the mapped range of `h` (size bytes mapped) into dst, unmap. `r` is released here. */
+static enum wgf_status finish_map(wgf_ctx *ctx, WGPUBuffer h, struct wgf__map_req *r, uint64_t size, void *dst,
+                                  size_t n, const char *what)
+{
+    WGPUMapAsyncStatus st = r->status;
+    char               why[256];
+    snprintf(why, sizeof why, "%s", r->msg[0] ? r->msg : "unknown reason");
+    wgf__req_end(&ctx->parked, r, true);
+    ctx->n_maps++;
+    bool inject = ctx->fault.fail_map && ctx->n_maps == ctx->fault.fail_map;
+    if (st != WGPUMapAsyncStatus_Success || inject) {
+        if (st == WGPUMapAsyncStatus_Success) ctx->p.BufferUnmap(h);
+        enum wgf_status s = wgf__check(ctx); /* device loss explains a failed map better */
+        if (s != WGF_OK) return s;
+        return wgf__fail(ctx, WGF_ERR_GPU, "%s: mapAsync failed: %s", what, inject ? "injected fault" : why);
+    }
+    const void *m = ctx->p.BufferGetConstMappedRange(h, 0, (size_t)size);
+    if (!m) {
+        ctx->p.BufferUnmap(h);
+        return wgf__fail(ctx, WGF_ERR_GPU, "%s: mapped range unavailable", what);
+    }
+    if (n) memcpy(dst, m, n);
+    ctx->p.BufferUnmap(h);
+    return wgf__check(ctx);
+}
+
 enum wgf_status wgf__readback(wgf_ctx *ctx, WGPUBuffer src, uint64_t offset, void *dst, uint64_t n, const char *what)
 {
     uint64_t done = 0;
@@ -185,27 +212,7 @@ enum wgf_status wgf__readback(wgf_ctx *ctx, WGPUBuffer src, uint64_t offset, voi
             ctx->staging_size = 0;
             return s;
         }
-        WGPUMapAsyncStatus st = r->status;
-        char               why[256];
-        snprintf(why, sizeof why, "%s", r->msg[0] ? r->msg : "unknown reason");
-        wgf__req_end(&ctx->parked, r, true);
-        ctx->n_maps++;
-        bool inject = ctx->fault.fail_map && ctx->n_maps == ctx->fault.fail_map;
-        if (st != WGPUMapAsyncStatus_Success || inject) {
-            if (st == WGPUMapAsyncStatus_Success) ctx->p.BufferUnmap(ctx->staging);
-            s = wgf__check(ctx); /* device loss explains a failed map better */
-            if (s != WGF_OK) return s;
-            return wgf__fail(ctx, WGF_ERR_GPU, "%s: mapAsync failed: %s", wait_what, inject ? "injected fault" : why);
-        }
-        const void *m = ctx->p.BufferGetConstMappedRange(ctx->staging, 0, (size_t)chunk);
-        if (!m) {
-            ctx->p.BufferUnmap(ctx->staging);
-            return wgf__fail(ctx, WGF_ERR_GPU, "%s: mapped range unavailable", wait_what);
-        }
-        memcpy((uint8_t *)dst + done, m, (size_t)chunk);
-        ctx->p.BufferUnmap(ctx->staging);
-        s = wgf__check(ctx);
-        if (s != WGF_OK) return s;
+        if ((s = finish_map(ctx, ctx->staging, r, chunk, (uint8_t *)dst + done, (size_t)chunk, wait_what))) return s;
         done += chunk;
     }
     return WGF_OK;
@@ -264,26 +271,7 @@ enum wgf_status wgf_buffer_map_end(wgf_ctx *ctx, wgf_buffer *buf, void *dst, siz
         enum wgf_status c = wgf__check(ctx);
         return c != WGF_OK ? c : s;
     }
-    WGPUMapAsyncStatus st = r->status;
-    char               why[256];
-    snprintf(why, sizeof why, "%s", r->msg[0] ? r->msg : "unknown reason");
-    wgf__req_end(&ctx->parked, r, true);
-    ctx->n_maps++;
-    bool inject = ctx->fault.fail_map && ctx->n_maps == ctx->fault.fail_map;
-    if (st != WGPUMapAsyncStatus_Success || inject) {
-        if (st == WGPUMapAsyncStatus_Success) ctx->p.BufferUnmap(buf->h);
-        s = wgf__check(ctx);
-        if (s != WGF_OK) return s;
-        return wgf__fail(ctx, WGF_ERR_GPU, "%s: mapAsync failed: %s", what, inject ? "injected fault" : why);
-    }
-    const void *m = ctx->p.BufferGetConstMappedRange(buf->h, 0, (size_t)buf->alloc_size);
-    if (!m) {
-        ctx->p.BufferUnmap(buf->h);
-        return wgf__fail(ctx, WGF_ERR_GPU, "%s: mapped range unavailable", what);
-    }
-    if (n) memcpy(dst, m, n);
-    ctx->p.BufferUnmap(buf->h);
-    return wgf__check(ctx);
+    return finish_map(ctx, buf->h, r, buf->alloc_size, dst, n, what);
 }
 
 enum wgf_status wgf_buffer_fill_u32(wgf_ctx *ctx, wgf_buffer *buf, uint32_t pattern)

@@ -31,21 +31,8 @@
 #define TOL 1e-4
 #define N_GEN 20
 
-static void make_tokens(int32_t *t, int n, int vocab, uint64_t seed)
-{
-    struct wgf_rng r;
-    wgf_rng_seed(&r, seed);
-    for (int i = 0; i < n; i++) t[i] = (int32_t)wgf_rng_below(&r, (uint32_t)vocab);
-}
 
 /* max |a - b| / max |b| over n (a NaN difference: infinity) */
-static double rel_max(const float *a, const float *b, size_t n)
-{
-    double scale = 0;
-    for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs((double)b[i]));
-    double d = wgf_t_max_abs_diff(a, b, n);
-    return scale > 0 ? d / scale : d;
-}
 
 /* the GPU backend under test: each check runs for the unfused and the roles plan */
 static const struct wgf_llm_backend *g_proto = &wgf_llm_backend_gpu;
@@ -107,7 +94,7 @@ static void check_match(struct wgf_t *t, wgf_ctx *ctx, const char *name, const s
     struct wgf_llm_backend cpu = {0}, gpu = {0};
     float *lc = malloc((size_t)n_all * V * sizeof *lc), *lg = malloc((size_t)n_all * V * sizeof *lg);
     WGF_ASSERT(lc && lg && n_all <= 64);
-    make_tokens(tok, n_all, V, 77);
+    tm_tokens(tok, n_all, V, 77);
 
     struct wgf_llm_backend_options co = {.n_ctx = n_ctx, .n_threads = 1};
     snprintf(nm, sizeof nm, "%s: cpu-ref init", name);
@@ -122,7 +109,7 @@ static void check_match(struct wgf_t *t, wgf_ctx *ctx, const char *name, const s
         s1 = cpu.forward(&cpu, tok + i, 1, (uint32_t)i, lc + (size_t)i * V, false, &err);
         s2 = s1 ? s1 : gpu.forward(&gpu, tok + i, 1, (uint32_t)i, lg + (size_t)i * V, false, &err);
     }
-    double e = s2 ? INFINITY : rel_max(lg, lc, (size_t)n_all * V);
+    double e = s2 ? INFINITY : tm_rel_max_f(lg, lc, (size_t)n_all * V);
     snprintf(nm, sizeof nm, "%s: logits match cpu-ref (prefill %d + decode %d)", name, n_pre, n_dec);
     wgf_t_check(t, s2 == WGF_OK && e <= TOL, nm, "max |diff| / max |logit| = %.3g (tolerance %.0e) %s", e, TOL,
                 s2 ? err.msg : "");
@@ -238,7 +225,7 @@ static void check_device_loss(struct wgf_t *t)
     struct wgf_llm_backend cpu  = {0}, gpu = {0};
     struct wgf_err         err  = {0};
     int32_t                prompt[4];
-    make_tokens(prompt, 4, LLAMA.vocab, 5);
+    tm_tokens(prompt, 4, LLAMA.vocab, 5);
     struct wgf_llm_backend_options co = {.n_ctx = 64, .n_threads = 1};
     struct ids                     ref = {0};
     if (!wgf_t_check(t, wgf_llm_backend_open(&cpu, &wgf_llm_backend_ref, &tm->m, &co, &err) == WGF_OK &&

@@ -306,4 +306,21 @@ static inline double tm_rel_max(const float *a, const double *b, size_t n)
     return s > 0 ? m / s : m;
 }
 
+/* n token ids drawn from [0, vocab) with a seed */
+static inline void tm_tokens(int32_t *t, int n, int vocab, uint64_t seed)
+{
+    struct wgf_rng r;
+    wgf_rng_seed(&r, seed);
+    for (int i = 0; i < n; i++) t[i] = (int32_t)wgf_rng_below(&r, (uint32_t)vocab);
+}
+
+/* max |a - b| / max |b| over n floats (a NaN difference: infinity) */
+static inline double tm_rel_max_f(const float *a, const float *b, size_t n)
+{
+    double scale = 0;
+    for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs((double)b[i]));
+    double d = wgf_t_max_abs_diff(a, b, n);
+    return scale > 0 ? d / scale : d;
+}
+
 #endif

@@ -34,20 +34,7 @@ struct variant {
     uint64_t    max_bind;
 };
 
-static void make_tokens(int32_t *t, int n, int vocab, uint64_t seed)
-{
-    struct wgf_rng r;
-    wgf_rng_seed(&r, seed);
-    for (int i = 0; i < n; i++) t[i] = (int32_t)wgf_rng_below(&r, (uint32_t)vocab);
-}
 
-static double rel_max(const float *a, const float *b, size_t n)
-{
-    double scale = 0;
-    for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs((double)b[i]));
-    double d = wgf_t_max_abs_diff(a, b, n);
-    return scale > 0 ? d / scale : d;
-}
 
 /* every matrix of the model rounded to f16 in place (the reference of the f16 variants) */
 static void round_f16(struct tm *tm)
@@ -116,7 +103,7 @@ static void check_model(struct wgf_t *t, wgf_ctx *ctx, const char *mname, const 
     float *lc = malloc((size_t)n_all * V * sizeof *lc), *lg = malloc((size_t)n_all * V * sizeof *lg);
     WGF_ASSERT(lc && lg);
     if (!v->f32) round_f16(tm);
-    make_tokens(tok, n_all, V, 77);
+    tm_tokens(tok, n_all, V, 77);
     snprintf(nm, sizeof nm, "%s %s", mname, v->name);
 
     struct wgf_llm_backend_options co = {.n_ctx = n_ctx, .n_threads = 1};
@@ -129,12 +116,12 @@ static void check_model(struct wgf_t *t, wgf_ctx *ctx, const char *mname, const 
         goto out;
     enum wgf_status s1 = cpu.forward(&cpu, tok, N_PRE, 0, lc, true, &err);
     enum wgf_status s2 = s1 ? s1 : gpu.forward(&gpu, tok, N_PRE, 0, lg, true, &err);
-    double          e_pre = s2 ? INFINITY : rel_max(lg, lc, (size_t)N_PRE * V);
+    double          e_pre = s2 ? INFINITY : tm_rel_max_f(lg, lc, (size_t)N_PRE * V);
     for (int i = N_PRE; i < n_all && !s2; i++) {
         s1 = cpu.forward(&cpu, tok + i, 1, (uint32_t)i, lc + (size_t)i * V, false, &err);
         s2 = s1 ? s1 : gpu.forward(&gpu, tok + i, 1, (uint32_t)i, lg + (size_t)i * V, false, &err);
     }
-    double e_dec = s2 ? INFINITY : rel_max(lg + (size_t)N_PRE * V, lc + (size_t)N_PRE * V, (size_t)N_DEC * V);
+    double e_dec = s2 ? INFINITY : tm_rel_max_f(lg + (size_t)N_PRE * V, lc + (size_t)N_PRE * V, (size_t)N_DEC * V);
     double tol   = v->f32 ? 1e-4 : 2e-2;
     char   what[400];
     snprintf(what, sizeof what, "%s: logits match cpu-ref (prefill %d + decode %d)", nm, N_PRE, N_DEC);

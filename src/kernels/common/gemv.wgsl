@@ -11,43 +11,23 @@
 //             group's RPG partial sums meet in one rowsum4.
 // bindings:   0 y  (ROW0 + N) f32 read_write | 1 x (KC * EPC) f32 read, zero padded
 //             | 2 w  (N, KCS) 16-byte weight chunks read (KCS >= KC: row stride)
+// fragments:  lib_reduce_*, lib_wchunk, lib_rows
 // injected:   WG, TPR, GPW, RPG (<= 4), NIT, SGS, WF16, KC, KCS, N, ROW0, ACCUM (const prelude:
 //             wgf_matvec_prelude + the caller)
 @group(0) @binding(0) var<storage, read_write> y: array<f32>;       // (ROW0 + N) f32
 @group(0) @binding(1) var<storage, read>       x: array<vec4<f32>>; // (KC * EPC / 4) f32
 @group(0) @binding(2) var<storage, read>       w: array<vec4<u32>>; // (N, KCS) chunks
 
+fn xin(i: u32) -> vec4<f32> {
+    return x[i];
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
     let row0 = (wid.x * GPW + li / TPR) * RPG;
     let lane = li % TPR;
-    var wv: array<vec4<u32>, NIT * RPG>;
-    for (var i = 0u; i < NIT; i++) {
-        let c = min(lane + i * TPR, KC - 1u);
-        for (var j = 0u; j < RPG; j++) {
-            // a group past N re-reads the last row and stores nothing
-            wv[i * RPG + j] = w[min(row0 + j, N - 1u) * KCS + c];
-        }
-    }
-    var acc = vec4<f32>(0.0);
-    for (var i = 0u; i < NIT; i++) {
-        let c = lane + i * TPR;
-        if (c < KC) {
-            var xa: vec4<f32>;
-            var xb: vec4<f32>;
-            if (WF16) {
-                xa = x[2u * c];
-                xb = x[2u * c + 1u];
-            } else {
-                xa = x[c];
-                xb = xa;
-            }
-            for (var j = 0u; j < RPG; j++) {
-                acc[j] += wdot(wv[i * RPG + j], xa, xb);
-            }
-        }
-    }
-    let s = rowsum4(acc, li);
+    rows_load(row0, N, lane);
+    let s = rowsum4(rows_dot(lane), li);
     if (lane == 0u) {
         for (var j = 0u; j < RPG; j++) {
             let r = row0 + j;

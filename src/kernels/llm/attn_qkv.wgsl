@@ -15,7 +15,7 @@
 //             | 2 vc (N_CTX, KV_DIM) f32 read_write | 3 x (DIMP) f32 read | 4 g (DIMP) f32 read
 //             | 5 w  (2 N_PAIRS, KCS) chunks read | 6 b (2 ALL_PAIRS) f32 read (pair order)
 //             | 7 rope (tables, N_CTX, HALF) (cos, sin) f32 read | 8 st (ST_LEN) u32 read
-// fragments:  lib_reduce_*, lib_wchunk, lib_pairs
+// fragments:  lib_reduce_*, lib_wchunk, lib_rows, lib_pairs
 // injected:   WG, TPR, GPW, PPG, NIT, SGS, WF16, KC, KCS, DIM, DIMP, Q_DIM, KV_DIM, HD, HALF,
 //             ROT, N_PAIRS, PAIR0, N_CTX, EPS, HAS_BIAS, ST_* (llm/gpu/gr_kernels.c)
 @group(0) @binding(0) var<storage, read_write> q:    array<f32>;       // (Q_DIM) f32
@@ -38,43 +38,17 @@ fn put(r: u32, v: f32, pos: u32) {
     }
 }
 
+fn xin(i: u32) -> vec4<f32> {
+    return x[i] * g[i];
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
-    let p0   = (wid.x * GPW + li / TPR) * PPG; // first local pair of this group
+    let p0   = (wid.x * GPW + li / TPR) * PPG; // first local pair of this group (RPG = 2 PPG rows)
     let lane = li % TPR;
-    var wv: array<vec4<u32>, NIT * 2u * PPG>;
-    for (var i = 0u; i < NIT; i++) {
-        let c = min(lane + i * TPR, KC - 1u);
-        for (var j = 0u; j < 2u * PPG; j++) {
-            wv[i * 2u * PPG + j] = w[min(2u * p0 + j, 2u * N_PAIRS - 1u) * KCS + c];
-        }
-    }
-    // rmsnorm statistic over the whole row of x
-    var ss = 0.0;
-    for (var i = li; i < DIMP / 4u; i += WG) {
-        let v = x[i];
-        ss += dot(v, v);
-    }
-    let inv = inverseSqrt(wgsum(ss, li) / f32(DIM) + EPS);
-    var acc = vec4<f32>(0.0);
-    for (var i = 0u; i < NIT; i++) {
-        let c = lane + i * TPR;
-        if (c < KC) {
-            var xa: vec4<f32>;
-            var xb: vec4<f32>;
-            if (WF16) {
-                xa = x[2u * c] * g[2u * c];
-                xb = x[2u * c + 1u] * g[2u * c + 1u];
-            } else {
-                xa = x[c] * g[c];
-                xb = xa;
-            }
-            for (var j = 0u; j < 2u * PPG; j++) {
-                acc[j] += wdot(wv[i * 2u * PPG + j], xa, xb);
-            }
-        }
-    }
-    let s = rowsum4(acc, li);
+    rows_load(2u * p0, 2u * N_PAIRS, lane);
+    let inv = rows_rms(li, 0u);
+    let s   = rowsum4(rows_dot(lane), li);
     if (lane == 0u) {
         let pos = st[ST_POS];
         for (var j = 0u; j < PPG; j++) {

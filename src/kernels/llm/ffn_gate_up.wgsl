@@ -10,48 +10,24 @@
 //             output (w * GPW + g) * PPG + j; weight loads first, then the x^2 sum, then dots.
 // bindings:   0 out (HIDDEN, padded) f32 read_write | 1 x (DIMP) f32 read | 2 g (DIMP) f32 read
 //             | 3 w (2 N_OUT, KCS) chunks read
+// fragments:  lib_reduce_*, lib_wchunk, lib_rows
 // injected:   WG, TPR, GPW, PPG, NIT, SGS, WF16, KC, KCS, DIM, DIMP, N_OUT, O0, EPS
 @group(0) @binding(0) var<storage, read_write> out: array<f32>;       // (HIDDEN) f32
 @group(0) @binding(1) var<storage, read>       x:   array<vec4<f32>>; // (DIMP) f32
 @group(0) @binding(2) var<storage, read>       g:   array<vec4<f32>>; // (DIMP) f32 ffn_norm
 @group(0) @binding(3) var<storage, read>       w:   array<vec4<u32>>; // (2 N_OUT, KCS)
 
+fn xin(i: u32) -> vec4<f32> {
+    return x[i] * g[i];
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
-    let o0   = (wid.x * GPW + li / TPR) * PPG;
+    let o0   = (wid.x * GPW + li / TPR) * PPG; // first output of this group (RPG = 2 PPG rows)
     let lane = li % TPR;
-    var wv: array<vec4<u32>, NIT * 2u * PPG>;
-    for (var i = 0u; i < NIT; i++) {
-        let c = min(lane + i * TPR, KC - 1u);
-        for (var j = 0u; j < 2u * PPG; j++) {
-            wv[i * 2u * PPG + j] = w[min(2u * o0 + j, 2u * N_OUT - 1u) * KCS + c];
-        }
-    }
-    var ss = 0.0;
-    for (var i = li; i < DIMP / 4u; i += WG) {
-        let v = x[i];
-        ss += dot(v, v);
-    }
-    let inv = inverseSqrt(wgsum(ss, li) / f32(DIM) + EPS);
-    var acc = vec4<f32>(0.0);
-    for (var i = 0u; i < NIT; i++) {
-        let c = lane + i * TPR;
-        if (c < KC) {
-            var xa: vec4<f32>;
-            var xb: vec4<f32>;
-            if (WF16) {
-                xa = x[2u * c] * g[2u * c];
-                xb = x[2u * c + 1u] * g[2u * c + 1u];
-            } else {
-                xa = x[c] * g[c];
-                xb = xa;
-            }
-            for (var j = 0u; j < 2u * PPG; j++) {
-                acc[j] += wdot(wv[i * 2u * PPG + j], xa, xb);
-            }
-        }
-    }
-    let s = rowsum4(acc, li);
+    rows_load(2u * o0, 2u * N_OUT, lane);
+    let inv = rows_rms(li, 0u);
+    let s   = rowsum4(rows_dot(lane), li);
     if (lane == 0u) {
         for (var j = 0u; j < PPG; j++) {
             if (o0 + j < N_OUT) {

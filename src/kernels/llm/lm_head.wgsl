@@ -10,6 +10,7 @@
 // bindings:   0 logits (ROW0 + N) f32 read_write | 1 best (BEST0 + grid) (f32 bits, id) u32
 //             read_write | 2 x (rows, DIMP) f32 read | 3 g (DIMP) f32 read | 4 w (N, KC) chunks
 //             read | 5 st (ST_LEN) u32 read
+// fragments:  lib_reduce_*, lib_wchunk, lib_rows
 // injected:   WG, TPR, GPW, RPG, NIT, SGS, WF16, KC, KCS, DIM, DIMP, N, ROW0, BEST0, EPS, ARGMAX, XROW_ST
 @group(0) @binding(0) var<storage, read_write> logits: array<f32>;       // (vocab) f32
 @group(0) @binding(1) var<storage, read_write> best:   array<vec2<u32>>; // (workgroups)
@@ -21,48 +22,24 @@
 const NEG: f32 = -3.4e38;
 
 var<workgroup> bv: array<f32, GPW * RPG>;
+var<private>   xo: u32; // first vec4 of the input row
+
+fn xin(i: u32) -> vec4<f32> {
+    return x[xo + i] * g[i];
+}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
     let grp  = li / TPR;
     let row0 = (wid.x * GPW + grp) * RPG;
     let lane = li % TPR;
-    var xo   = 0u;
+    xo = 0u;
     if (XROW_ST) {
         xo = (st[ST_NTOK] - 1u) * (DIMP / 4u);
     }
-    var wv: array<vec4<u32>, NIT * RPG>;
-    for (var i = 0u; i < NIT; i++) {
-        let c = min(lane + i * TPR, KC - 1u);
-        for (var j = 0u; j < RPG; j++) {
-            wv[i * RPG + j] = w[min(row0 + j, N - 1u) * KCS + c];
-        }
-    }
-    var ss = 0.0;
-    for (var i = li; i < DIMP / 4u; i += WG) {
-        let v = x[xo + i];
-        ss += dot(v, v);
-    }
-    let inv = inverseSqrt(wgsum(ss, li) / f32(DIM) + EPS);
-    var acc = vec4<f32>(0.0);
-    for (var i = 0u; i < NIT; i++) {
-        let c = lane + i * TPR;
-        if (c < KC) {
-            var xa: vec4<f32>;
-            var xb: vec4<f32>;
-            if (WF16) {
-                xa = x[xo + 2u * c] * g[2u * c];
-                xb = x[xo + 2u * c + 1u] * g[2u * c + 1u];
-            } else {
-                xa = x[xo + c] * g[c];
-                xb = xa;
-            }
-            for (var j = 0u; j < RPG; j++) {
-                acc[j] += wdot(wv[i * RPG + j], xa, xb);
-            }
-        }
-    }
-    let v = rowsum4(acc, li) * inv;
+    rows_load(row0, N, lane);
+    let inv = rows_rms(li, xo);
+    let v   = rowsum4(rows_dot(lane), li) * inv;
     if (lane == 0u) {
         for (var j = 0u; j < RPG; j++) {
             let r = row0 + j;

@@ -272,14 +272,15 @@ static enum wgf_status gr_decode(struct wgf_llm_backend *b, const struct wgf_llm
 
     struct inflight q[GR_RING];
     int             head = 0, count = 0;
-    uint32_t        submitted = 0, delivered = 0;
+    uint32_t        submitted = 0, delivered = 0, steps = 2; /* grows with the measured rate */
+    double          t_last    = wgf_llm_now();
     bool            stop = false;
     uint32_t        ids[GR_STEPS + 1];
     while (!s && !stop && delivered < n_max) {
         /* keep GR_RING submits in flight: the first is the sample after the prompt alone,
          * so the first token comes back as soon as it exists */
         while (!s && count < GR_RING && submitted < n_max) {
-            uint32_t      n  = submitted == 0 ? 1 : (n_max - submitted < GR_STEPS ? n_max - submitted : GR_STEPS);
+            uint32_t      n  = submitted == 0 ? 1 : (n_max - submitted < steps ? n_max - submitted : steps);
             int           rb = (head + count) % GR_RING;
             wgf_recorder *r;
             if ((s = wgf_recorder_begin(g->ctx, "llm.decode", NULL, &r))) break;
@@ -307,6 +308,16 @@ static enum wgf_status gr_decode(struct wgf_llm_backend *b, const struct wgf_llm
         if ((s = wgf_buffer_map_end(g->ctx, g->rb[f->rb], ids, sizeof ids))) break;
         head = (head + 1) % GR_RING;
         count--;
+        /* steps per submit from the measured rate: a submit should take about GR_SUBMIT_S, so a
+         * slow device (a CPU adapter, a large model) streams tokens and never approaches the
+         * context's wait timeout, and a fast one gets GR_STEPS per submit */
+        double now = wgf_llm_now();
+        if (f->first > 0 && now > t_last) {
+            double   per = (now - t_last) / f->n;
+            uint32_t want = per > 0 ? (uint32_t)(GR_SUBMIT_S / per) : GR_STEPS;
+            steps         = want < 1 ? 1 : want > GR_STEPS ? GR_STEPS : want;
+        }
+        t_last = now;
         for (uint32_t i = 0; i < f->n && !stop; i++) {
             if (wgf_ctx_lost(g->ctx)) { /* lost while ids were handed out: none after it */
                 s    = WGF_ERR_DEVICE_LOST;

@@ -50,7 +50,8 @@ enum { GR_ST_LIST(GR_ENUM) GR_SP_LIST(GR_ENUM) };
 #define GR_NCAND 64        /* vocabulary slices of sample_topk                              */
 #define GR_EMB_PARTS 5     /* row parts of the embedding table one kernel can bind (sample_pick:
                               5 bindings + 5 parts = maxStorageBuffersPerShaderStage 10) */
-#define GR_STEPS 16        /* decode steps per submit                                       */
+#define GR_STEPS 16        /* decode steps per submit at most                               */
+#define GR_SUBMIT_S 0.05   /* the GPU time a decode submit aims at (steps adapt to the rate)  */
 #define GR_RING 3          /* submits in flight while decoding                              */
 #define GR_MAX_SPLIT 64    /* attention slices at most (the slice length grows with n_ctx)  */
 

@@ -181,7 +181,9 @@ enum wgf_status gr_emit_attn_qkv(struct gr *g, wgf_schedule *s, int l, struct wg
         wgf_prelude_u32(&p, "N_PAIRS", pt->rows / 2, "pairs in this row part");
         wgf_prelude_u32(&p, "PAIR0", pt->row0 / 2, "first pair of this row part");
         wgf_prelude_bool(&p, "HAS_BIAS", g->m->weights.layers[l].bq.data != NULL, "q/k/v bias (Qwen2)");
-        st.frags[0] = "lib_pairs";
+        st.frags[0] = "lib_rows";
+        st.frags[1] = "lib_rows_rms";
+        st.frags[2] = "lib_pairs";
         st.b[st.nb++] = B(g->q, 0, 0);
         st.b[st.nb++] = B(L->kc, 0, 0);
         st.b[st.nb++] = B(L->vc, 0, 0);
@@ -250,6 +252,7 @@ enum wgf_status gr_emit_gemv(struct gr *g, wgf_schedule *s, const char *role, co
         wgf_prelude_u32(&p, "N", pt->rows, "rows of this part");
         wgf_prelude_u32(&p, "ROW0", pt->row0, "first row of this part");
         wgf_prelude_bool(&p, "ACCUM", accum, accum ? "y += W x: the residual add" : "y = W x");
+        st.frags[0]   = "lib_rows";
         st.b[st.nb++] = B(y, 0, 0);
         st.b[st.nb++] = B(x, 0, 0);
         st.b[st.nb++] = BP(pt);
@@ -277,6 +280,8 @@ enum wgf_status gr_emit_ffn_gate_up(struct gr *g, wgf_schedule *s, int l, struct
         wgf_prelude_u32(&p, "KCS", L->gu.kc, "row stride in chunks");
         wgf_prelude_u32(&p, "N_OUT", pt->rows / 2, "outputs of this row part");
         wgf_prelude_u32(&p, "O0", pt->row0 / 2, "first output of this row part");
+        st.frags[0]   = "lib_rows";
+        st.frags[1]   = "lib_rows_rms";
         st.b[st.nb++] = B(g->h, 0, 0);
         st.b[st.nb++] = B(g->x, 0, 0);
         st.b[st.nb++] = BV(g, L->ffn_norm);
@@ -307,6 +312,8 @@ enum wgf_status gr_emit_lm_head(struct gr *g, wgf_schedule *s, enum gr_xsrc xs, 
         wgf_prelude_u32(&p, "BEST0", best0, "first argmax partial of this part");
         wgf_prelude_bool(&p, "ARGMAX", true, "per-workgroup argmax partials for greedy sampling");
         wgf_prelude_bool(&p, "XROW_ST", xs == GR_X_PREFILL_LAST, "x: the prefill chunk's last row");
+        st.frags[0]   = "lib_rows";
+        st.frags[1]   = "lib_rows_rms";
         st.b[st.nb++] = B(g->logits, 0, 0);
         st.b[st.nb++] = B(g->best, 0, 0);
         st.b[st.nb++] = B(xs == GR_X_PREFILL_LAST ? g->X : g->x, 0, 0);

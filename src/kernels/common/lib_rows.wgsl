@@ -1,0 +1,45 @@
+// lib_rows — fragment: the matvec loop every projection role shares (gemv, attn_qkv,
+// ffn_gate_up, lm_head): a row group of TPR invocations dots RPG weight rows with one
+// activation vector.
+//   rows_load(row0, n, lane): the NIT 16-byte chunks lane, lane + TPR, ... of rows
+//       row0 .. row0 + RPG into registers, all loads issued before any is used (the loads
+//       are what takes the time); rows past n re-read row n - 1 (their sums are not stored)
+//   rows_dot(lane): per row, the sum over the invocation's chunks of wdot(chunk, x), x read
+//       through the kernel's xin(i) (the i-th vec4 of the input: x itself, or x * g for a
+//       norm prologue); summed over the group with rowsum4 by the caller
+//   (lib_rows_rms has the RMSNorm statistic of the roles whose norm is a prologue)
+// needs:      lib_reduce_*, lib_wchunk; const TPR, RPG, NIT, KC, KCS, WF16, WG; module-scope
+//             `w: array<vec4<u32>>` (rows of KCS chunks), `x: array<vec4<f32>>`;
+//             fn xin(i: u32) -> vec4<f32>
+var<private> wv: array<vec4<u32>, NIT * RPG>;
+
+fn rows_load(row0: u32, n: u32, lane: u32) {
+    for (var i = 0u; i < NIT; i++) {
+        let c = min(lane + i * TPR, KC - 1u);
+        for (var j = 0u; j < RPG; j++) {
+            wv[i * RPG + j] = w[min(row0 + j, n - 1u) * KCS + c];
+        }
+    }
+}
+
+fn rows_dot(lane: u32) -> vec4<f32> {
+    var acc = vec4<f32>(0.0);
+    for (var i = 0u; i < NIT; i++) {
+        let c = lane + i * TPR;
+        if (c < KC) {
+            var xa: vec4<f32>;
+            var xb: vec4<f32>;
+            if (WF16) {
+                xa = xin(2u * c);
+                xb = xin(2u * c + 1u);
+            } else {
+                xa = xin(c);
+                xb = xa;
+            }
+            for (var j = 0u; j < RPG; j++) {
+                acc[j] += wdot(wv[i * RPG + j], xa, xb);
+            }
+        }
+    }
+    return acc;
+}
