@@ -58,7 +58,7 @@ struct wgf_gpu_options {
                                Else an index ("1"), a type ("cpu", "discrete", "integrated"),
                                or a case-insensitive substring of the adapter's name        */
     bool        allow_null; /* accept Dawn's Null backend (only for tests of the refusal)   */
-    uint32_t    timeout_ms; /* every wait's timeout; 0 = 30000                              */
+    uint32_t    timeout_ms; /* every wait's timeout; 0 = 30 s on a GPU, 300 s on a CPU adapter */
     struct wgf_fault_plan fault;
 };
 struct wgf_gpu_options wgf_gpu_options_default(void);

@@ -64,9 +64,10 @@ bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, co
 {
     struct wgf_err err = {0};
     *ctx               = NULL;
-    bool gpu           = b->name && !strcmp(b->name, "gpu");
+    /* --plan / --weights / --no-subgroups alone imply --backend gpu */
+    bool gpu = b->name ? !strcmp(b->name, "gpu") : (b->plan || b->weights_f32 || b->no_subgroups);
     if (!gpu && (b->plan || b->weights_f32 || b->no_subgroups)) {
-        wgf_cli_error("--plan, --weights and --no-subgroups apply to --backend gpu");
+        wgf_cli_error("--plan, --weights and --no-subgroups apply to --backend gpu, not %s", b->name);
         return false;
     }
     const struct wgf_llm_backend *proto = wgf_llm_backend_find(gpu ? "gpu" : "cpu-ref", b->plan);

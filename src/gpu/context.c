@@ -22,8 +22,7 @@
 struct wgf_gpu_options wgf_gpu_options_default(void)
 {
     struct wgf_gpu_options o;
-    memset(&o, 0, sizeof o);
-    o.timeout_ms = 30000;
+    memset(&o, 0, sizeof o); /* timeout_ms 0: by adapter type (wgf_gpu_options) */
     return o;
 }
 
@@ -400,6 +399,9 @@ enum wgf_status wgf_ctx_create(const struct wgf_gpu_options *opt_in, wgf_ctx **o
     }
     ctx->adapter = set.h[pick];
     ctx->desc    = set.d[pick];
+    /* a CPU adapter runs a model's step 100-1000x slower than a GPU: its waits get 300 s
+     * unless the caller set one (a hang is still reported, only later) */
+    if (!opt.timeout_ms && !strcmp(ctx->desc.type, "cpu")) ctx->timeout_ns = 300000ull * 1000000ull;
     release_set(&ctx->p, &set, ctx->adapter);
 
     /* the features compute wants, when present, and the adapter's full limits */
