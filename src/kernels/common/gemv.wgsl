@@ -22,12 +22,13 @@ fn xin(i: u32) -> vec4<f32> {
     return x[i];
 }
 
+fn xprep(li: u32) {}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
     let row0 = (wid.x * GPW + li / TPR) * RPG;
     let lane = li % TPR;
-    rows_load(row0, N, lane);
-    let s = rowsum4(rows_dot(lane), li);
+    let s = rows_run(row0, N, lane, li);
     if (lane == 0u) {
         for (var j = 0u; j < RPG; j++) {
             let r = row0 + j;

@@ -38,17 +38,21 @@ fn put(r: u32, v: f32, pos: u32) {
     }
 }
 
+var<private> inv: f32; // 1 / rms of x
+
 fn xin(i: u32) -> vec4<f32> {
     return x[i] * g[i];
+}
+
+fn xprep(li: u32) {
+    inv = rows_rms(li, 0u);
 }
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
     let p0   = (wid.x * GPW + li / TPR) * PPG; // first local pair of this group (RPG = 2 PPG rows)
     let lane = li % TPR;
-    rows_load(2u * p0, 2u * N_PAIRS, lane);
-    let inv = rows_rms(li, 0u);
-    let s   = rowsum4(rows_dot(lane), li);
+    let s = rows_run(2u * p0, 2u * N_PAIRS, lane, li);
     if (lane == 0u) {
         let pos = st[ST_POS];
         for (var j = 0u; j < PPG; j++) {

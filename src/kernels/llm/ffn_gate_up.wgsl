@@ -17,17 +17,21 @@
 @group(0) @binding(2) var<storage, read>       g:   array<vec4<f32>>; // (DIMP) f32 ffn_norm
 @group(0) @binding(3) var<storage, read>       w:   array<vec4<u32>>; // (2 N_OUT, KCS)
 
+var<private> inv: f32; // 1 / rms of x
+
 fn xin(i: u32) -> vec4<f32> {
     return x[i] * g[i];
+}
+
+fn xprep(li: u32) {
+    inv = rows_rms(li, 0u);
 }
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
     let o0   = (wid.x * GPW + li / TPR) * PPG; // first output of this group (RPG = 2 PPG rows)
     let lane = li % TPR;
-    rows_load(2u * o0, 2u * N_OUT, lane);
-    let inv = rows_rms(li, 0u);
-    let s   = rowsum4(rows_dot(lane), li);
+    let s = rows_run(2u * o0, 2u * N_OUT, lane, li);
     if (lane == 0u) {
         for (var j = 0u; j < PPG; j++) {
             if (o0 + j < N_OUT) {

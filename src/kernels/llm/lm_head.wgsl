@@ -22,10 +22,15 @@
 const NEG: f32 = -3.4e38;
 
 var<workgroup> bv: array<f32, GPW * RPG>;
-var<private>   xo: u32; // first vec4 of the input row
+var<private>   xo:  u32; // first vec4 of the input row
+var<private>   inv: f32; // 1 / rms of it
 
 fn xin(i: u32) -> vec4<f32> {
     return x[xo + i] * g[i];
+}
+
+fn xprep(li: u32) {
+    inv = rows_rms(li, xo);
 }
 
 @compute @workgroup_size(WG)
@@ -37,9 +42,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
     if (XROW_ST) {
         xo = (st[ST_NTOK] - 1u) * (DIMP / 4u);
     }
-    rows_load(row0, N, lane);
-    let inv = rows_rms(li, xo);
-    let v   = rowsum4(rows_dot(lane), li) * inv;
+    let v = rows_run(row0, N, lane, li) * inv;
     if (lane == 0u) {
         for (var j = 0u; j < RPG; j++) {
             let r = row0 + j;
