@@ -190,11 +190,14 @@ enum wgf_status wgf_sampler_sample(struct wgf_sampler *s, float *logits, const i
 
 /* Streams float32 rows of a fixed width into "<path>.tmp.<pid>"; close patches the shape
  * into the header, flushes, and renames over path, so a killed run never leaves a partial
- * file at `path` (an earlier file there stays intact). */
+ * file at `path` (an earlier file there stays intact). A character device or FIFO at
+ * `path` (/dev/null, a pipe) is written through at close instead, never replaced; a
+ * directory, block device or socket is refused at open (the rule of every wgfuse output). */
 struct wgf_npy_writer {
-    FILE    *f;
-    char    *path, *tmp;
-    uint64_t rows, cols;
+    void       *out;  /* the open output (private)                                         */
+    const char *path; /* destination, and the temp file being written (NULL when the       */
+    const char *tmp;  /* destination is a device or FIFO); both owned by `out`              */
+    uint64_t    rows, cols;
 };
 enum wgf_status wgf_npy_writer_open(struct wgf_npy_writer *w, const char *path, uint64_t cols,
                                     struct wgf_err *err);

@@ -50,11 +50,13 @@ bool wgf_cli_parse_ids(const char *flag, const char *s, int32_t **ids, size_t *n
  * truncated or becomes unreadable while mapped, the kernel raises SIGBUS on the next access;
  * main's handler then prints one line naming this path and exits 1 (RELIABILITY.md #30). */
 void wgf_cli_note_mapped(const char *path);
-/* Write a file atomically: to "<path>.tmp.<pid>" then rename. Returns 0 or errno. Temp
- * files of the same path left by killed runs (their pid no longer exists) are removed first. */
+/* Write an output file by util/file.h's rule: a regular file (or nothing) at `path` is
+ * replaced atomically ("<path>.tmp.<pid>" then rename; temps of killed runs are removed
+ * first), a character device or FIFO is written through, anything else is refused.
+ * Returns 0, or 1 after printing "wgfuse: <who>: <reason naming the path>". */
+int wgf_cli_write_file(const char *who, const char *path, const void *data, size_t n);
+/* The same without printing: 0, or an errno value (EIO when the refusal has none). */
 int wgf_cli_write_atomic(const char *path, const void *data, size_t n);
-/* Remove "<path>.tmp.<pid>" files whose process no longer exists (a SIGKILLed run's). */
-void wgf_cli_remove_stale_temps(const char *path);
 
 /* Interrupts (RELIABILITY.md #38). A long command (benchmarks, sim train/bench, llm run)
  * calls wgf_cli_catch_interrupts() once: the first SIGINT or SIGTERM then only sets

@@ -1,16 +1,14 @@
 /* wgfuse CLI — the process-wide CLI state and helpers shared by subcommands. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/file.h"
 
 struct wgf_cli_state wgf_cli;
 
@@ -135,62 +133,18 @@ const char *wgf_cli_interrupt_name(void)
     return wgf_cli.interrupted == SIGINT ? "SIGINT" : wgf_cli.interrupted == SIGTERM ? "SIGTERM" : "a signal";
 }
 
-void wgf_cli_remove_stale_temps(const char *path)
+int wgf_cli_write_file(const char *who, const char *path, const void *data, size_t n)
 {
-    char dirbuf[4096];
-    snprintf(dirbuf, sizeof dirbuf, "%s", path);
-    char       *slash = strrchr(dirbuf, '/');
-    const char *base  = slash ? slash + 1 : path;
-    const char *dname = slash ? (slash == dirbuf ? "/" : dirbuf) : ".";
-    if (slash && slash != dirbuf) *slash = 0;
-    size_t bl = strlen(base);
-    DIR   *d  = opendir(dname);
-    if (!d) return;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        const char *n = e->d_name;
-        if (strncmp(n, base, bl) || strncmp(n + bl, ".tmp.", 5)) continue;
-        char *end;
-        errno    = 0;
-        long pid = strtol(n + bl + 5, &end, 10);
-        if (errno || *end || pid <= 0 || pid == (long)getpid()) continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
-        char full[4096 + 256];
-        snprintf(full, sizeof full, "%s/%s", dname, n);
-        unlink(full);
-    }
-    closedir(d);
+    struct wgf_err err = {0};
+    if (wgf_file_write_atomic(path, data, n, &err) == WGF_OK) return 0;
+    wgf_cli_error("%s: %s", who, err.msg);
+    return 1;
 }
 
 int wgf_cli_write_atomic(const char *path, const void *data, size_t n)
 {
-    wgf_cli_remove_stale_temps(path);
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp) return ENAMETOOLONG;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) return errno;
-    const char *p = data;
-    size_t left = n;
-    while (left) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            return e;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return e;
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return e;
-    }
-    return 0;
+    struct wgf_err err = {0};
+    errno              = 0;
+    if (wgf_file_write_atomic(path, data, n, &err) == WGF_OK) return 0;
+    return errno ? errno : EIO;
 }

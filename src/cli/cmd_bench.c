@@ -58,11 +58,7 @@ static int wgf__emit(const char *path, const char *text)
         fflush(stdout);
         return 0;
     }
-    int e = wgf_cli_write_atomic(path, text, strlen(text));
-    if (e) {
-        wgf_cli_error("bench: cannot write %s: %s", path, strerror(e));
-        return 1;
-    }
+    if (wgf_cli_write_file("bench", path, text, strlen(text))) return 1;
     if (!wgf_cli.quiet) fprintf(stderr, "[bench] wrote %s\n", path);
     return 0;
 }

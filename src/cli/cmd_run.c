@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "util/file.h"
 #include "wgfuse/chat_template.h"
 #include "wgfuse/llm.h"
 #include "wgfuse/llm_run.h"
@@ -213,31 +213,13 @@ int wgf_cmd_run(int argc, char **argv)
     size_t file_len  = 0;
     if (o.prompt_file) {
         /* no tokenizer splits more than a few hundred bytes into one token, and no context
-         * here exceeds 2^24 tokens, so past 64 MiB the prompt cannot fit: refuse before
-         * reading (a 2 GiB file is not read into memory) */
-        struct stat st;
-        FILE       *f = NULL;
-        errno         = 0;
-        if (stat(o.prompt_file, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fopen(o.prompt_file, "rb"))) {
-            wgf_cli_error("%s: %s", o.prompt_file, errno ? strerror(errno) : "not a regular file");
+         * here exceeds 2^24 tokens, so past 64 MiB the prompt cannot fit: refused from its
+         * size before reading (util/file.h: a regular file, sized first, named) */
+        if (wgf_file_read(o.prompt_file, 64ull << 20, "a prompt (more tokens than any ctx)", &file_text, &file_len,
+                          &err) != WGF_OK) {
+            wgf_cli_error("%s", err.msg);
             return 1;
         }
-        if (st.st_size > (64 << 20)) {
-            fclose(f);
-            wgf_cli_error("%s: %lld bytes of prompt: more tokens than any ctx (limit 64 MiB)", o.prompt_file,
-                          (long long)st.st_size);
-            return 1;
-        }
-        file_text = malloc((size_t)st.st_size + 1);
-        file_len  = file_text ? fread(file_text, 1, (size_t)st.st_size, f) : 0;
-        int bad   = !file_text || ferror(f);
-        fclose(f);
-        if (bad) {
-            free(file_text);
-            wgf_cli_error("%s: cannot read", o.prompt_file);
-            return 1;
-        }
-        file_text[file_len] = 0;
     }
     wgf_cli_note_mapped(o.model);
     if (wgf_llm_model_load(o.model, &m, &err) != WGF_OK) {
@@ -304,7 +286,6 @@ int wgf_cmd_run(int argc, char **argv)
         goto out;
     }
     if (o.logits_out) {
-        wgf_cli_remove_stale_temps(o.logits_out);
         if (wgf_npy_writer_open(&io.npy, o.logits_out, be.n_vocab, &err) != WGF_OK) {
             wgf_cli_error("%s", err.msg);
             goto out;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "util/file.h"
 #include "wgfuse/sim.h"
 
 #define METRIC_TEXT                                                                                        \
@@ -106,13 +107,9 @@ static int save_policy(const char *path, enum wgf_sim_workload w, const struct w
         wgf_cli_error("%s", err.msg);
         return 1;
     }
-    int e = wgf_cli_write_atomic(path, text, len);
+    int rc = wgf_cli_write_file("sim", path, text, len);
     free(text);
-    if (e) {
-        wgf_cli_error("sim: cannot write %s: %s", path, strerror(e));
-        return 1;
-    }
-    return 0;
+    return rc;
 }
 
 /* ---- train ------------------------------------------------------------------------------- */
@@ -331,29 +328,19 @@ static int cmd_eval(int argc, char **argv)
             return 2;
         }
     }
-    FILE *fp = fopen(argv[1], "rb");
-    if (!fp) {
-        wgf_cli_error("sim eval: cannot open %s: %s", argv[1], strerror(errno));
+    /* util/file.h's rule: a regular file, at most 1 MiB (the largest policy, 64 hidden units
+     * with 4 fed back, is ~20 KB of text): a FIFO, /dev/zero or a directory is refused */
+    char  *text = NULL;
+    size_t len  = 0;
+    if (wgf_file_read(argv[1], 1u << 20, "a policy file", &text, &len, &err) != WGF_OK) {
+        wgf_cli_error("sim eval: %s", err.msg);
         return 1;
     }
-    char  *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 > cap) {
-            char *t = realloc(text, cap = cap * 2 + 8192);
-            if (!t) break;
-            text = t;
-        }
-        size_t n = fread(text + len, 1, cap - len, fp);
-        if (!n) break;
-        len += n;
-    }
-    fclose(fp);
     enum wgf_sim_workload w;
     struct wgf_sim_policy p;
     float *params = NULL;
-    if (!text || wgf_sim_policy_load(text, len, &w, &p, &params, &err) != WGF_OK) {
-        wgf_cli_error("%s: %s", argv[1], text ? err.msg : "out of memory");
+    if (wgf_sim_policy_load(text, len, &w, &p, &params, &err) != WGF_OK) {
+        wgf_cli_error("%s: %s", argv[1], err.msg);
         free(text);
         return 1;
     }
@@ -677,9 +664,7 @@ static int cmd_market(int argc, char **argv)
         memcpy(buf + 8, hdr, 12);
         memcpy(buf + 20, m.returns, nr);
         memcpy(buf + 20 + nr, m.signals, ns);
-        int e = wgf_cli_write_atomic(out, buf, n);
-        if (e) wgf_cli_error("sim market: cannot write %s: %s", out, strerror(e));
-        else rc = 0;
+        rc = wgf_cli_write_file("sim market", out, buf, n);
     }
     free(buf);
     wgf_sim_market_free(&m);

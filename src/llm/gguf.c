@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "llm/gguf.h"
+#include "util/file.h"
 #include "llm/model_files.h"
 
 #define GGUF_MAGIC_LE   0x46554747u /* "GGUF" read as little-endian u32 */
@@ -920,19 +921,22 @@ enum wgf_status wgf_gguf_writer_write(struct wgf_gguf_writer *w, const char *pat
         return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory while building GGUF", path);
     }
     static const uint8_t zeros[64] = {0};
-    FILE                *f        = fopen(path, "wb");
-    if (!f) {
+    struct wgf_out       o; /* util/file.h: temp + rename, or through a device; never over one */
+    enum wgf_status      st = wgf_out_open(&o, path, 0, err);
+    if (st) {
         free(hdr.kv);
-        return wgf_fail(err, WGF_ERR_IO, "%s: cannot create", path);
+        return st;
     }
-    bool ok = fwrite_all(f, hdr.kv, hdr.kv_len);
-    ok      = ok && fwrite_all(f, zeros, (size_t)((align - hdr.kv_len % align) % align));
+    bool ok = fwrite_all(o.f, hdr.kv, hdr.kv_len);
+    ok      = ok && fwrite_all(o.f, zeros, (size_t)((align - hdr.kv_len % align) % align));
     for (size_t i = 0; ok && i < w->n_t; i++) {
-        ok = fwrite_all(f, w->t[i].data, (size_t)w->t[i].nbytes);
-        ok = ok && fwrite_all(f, zeros, (size_t)((align - w->t[i].nbytes % align) % align));
+        ok = fwrite_all(o.f, w->t[i].data, (size_t)w->t[i].nbytes);
+        ok = ok && fwrite_all(o.f, zeros, (size_t)((align - w->t[i].nbytes % align) % align));
     }
     free(hdr.kv);
-    if (fclose(f) != 0) ok = false;
-    if (!ok) return wgf_fail(err, WGF_ERR_IO, "%s: write failed", path);
-    return WGF_OK;
+    if (!ok) {
+        wgf_out_abort(&o);
+        return wgf_fail(err, WGF_ERR_IO, "%s: write failed", path);
+    }
+    return wgf_out_commit(&o, err);
 }

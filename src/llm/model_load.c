@@ -13,6 +13,12 @@
 
 #include "llm/gguf.h"
 #include "llm/model_files.h"
+#include "util/file.h"
+
+/* config.json is a few KB and an index a few hundred KB in real models; past these a file
+ * is refused before it is read */
+#define HF_CONFIG_MAX (16ull << 20)
+#define HF_INDEX_MAX  (64ull << 20)
 
 struct wgf__llm_model_priv {
     struct wgf__st_file *shards; /* HF: one per safetensors file                          */
@@ -293,12 +299,6 @@ static enum wgf_status join(char *buf, size_t cap, const char *dir, const char *
     return WGF_OK;
 }
 
-static bool file_exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
 static enum wgf_status add_shard(struct wgf_llm_model *m, const char *path, struct wgf_err *err)
 {
     struct wgf__llm_model_priv *p  = m->priv;
@@ -312,17 +312,18 @@ static enum wgf_status add_shard(struct wgf_llm_model *m, const char *path, stru
 
 static enum wgf_status load_index(struct wgf_llm_model *m, const char *ipath, struct wgf_err *err)
 {
-    struct wgf_mapfile mf;
-    enum wgf_status    st = wgf_mapfile_open(ipath, &mf, err);
+    char           *text;
+    size_t          len;
+    enum wgf_status st = wgf_file_read(ipath, HF_INDEX_MAX, "a safetensors index", &text, &len, err);
     if (st) return st;
     size_t bad_at;
-    if (!wgf__json_bounded((const char *)mf.data, (size_t)mf.size, &bad_at)) {
-        wgf_mapfile_close(&mf);
+    if (!wgf__json_bounded(text, len, &bad_at)) {
+        free(text);
         return wgf_fail(err, WGF_ERR_FORMAT, "%s: JSON near byte %zu: more array/object members than the file size allows", ipath, bad_at);
     }
     json_error_t je;
-    json_t      *root = json_loadb((const char *)mf.data, (size_t)mf.size, JSON_REJECT_DUPLICATES, &je);
-    wgf_mapfile_close(&mf);
+    json_t      *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
     if (!root) return wgf_fail(err, WGF_ERR_FORMAT, "%s: not valid JSON: %s (line %d col %d)", ipath, je.text, je.line, je.column);
     const json_t *wm = json_object_get(root, "weight_map");
     if (!json_is_object(wm) || json_object_size(wm) == 0) {
@@ -371,16 +372,19 @@ static enum wgf_status load_hf(struct wgf_llm_model *m, struct wgf_err *err)
     char            p[4096 + 64];
     enum wgf_status st;
     if ((st = join(p, sizeof p, m->path, "config.json", err))) return st;
-    struct wgf_mapfile mf;
-    if ((st = wgf_mapfile_open(p, &mf, err))) return st;
-    st = wgf__hf_config_parse(p, (const char *)mf.data, (size_t)mf.size, &m->cfg, err);
-    wgf_mapfile_close(&mf);
+    char  *text;
+    size_t len;
+    if ((st = wgf_file_read(p, HF_CONFIG_MAX, "a config.json", &text, &len, err))) return st;
+    st = wgf__hf_config_parse(p, text, len, &m->cfg, err);
+    free(text);
     if (st) return st;
+    /* present, not "exists": a FIFO, directory or symlink loop under either name is an
+     * error naming it (util/file.h), not "no model.safetensors" */
     if ((st = join(p, sizeof p, m->path, "model.safetensors.index.json", err))) return st;
-    if (file_exists(p)) st = load_index(m, p, err);
+    if (wgf_file_present(p)) st = load_index(m, p, err);
     else {
         if ((st = join(p, sizeof p, m->path, "model.safetensors", err))) return st;
-        if (!file_exists(p)) return wgf_fail(err, WGF_ERR_IO, "%s: no model.safetensors or model.safetensors.index.json", m->path);
+        if (!wgf_file_present(p)) return wgf_fail(err, WGF_ERR_IO, "%s: no model.safetensors or model.safetensors.index.json", m->path);
         st = add_shard(m, p, err);
     }
     if (st) return st;
@@ -525,11 +529,9 @@ enum wgf_status wgf_llm_model_load(const char *path, struct wgf_llm_model **out,
     *out = NULL;
     if (!path || !*path) return wgf_fail(err, WGF_ERR_ARG, "model path is empty");
     if (strlen(path) >= sizeof((struct wgf_llm_model *)0)->path) return wgf_fail(err, WGF_ERR_ARG, "%.64s...: model path too long", path);
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
-        int e = errno;
-        return wgf_fail(err, WGF_ERR_IO, "%s: %s", path, e == ENOENT ? "no such file or directory" : strerror(e));
-    }
+    struct stat     sb;
+    enum wgf_status sst = wgf_file_stat(path, &sb, err);
+    if (sst) return sst;
     struct wgf_llm_model *m = calloc(1, sizeof *m);
     if (!m || !(m->priv = calloc(1, sizeof *m->priv))) {
         free(m);

@@ -5,14 +5,15 @@
  * final '\n' so data starts at a multiple of 64, then R*C little-endian float32 values.
  * The row count is not known while generating, so the header is written with a fixed
  * 128-byte size and patched on close (a shape of two 20-digit numbers still fits).
- * Rows go to "<path>.tmp.<pid>"; close flushes and renames, so `path` is never partial. */
+ * Rows go to "<path>.tmp.<pid>"; close flushes and renames, so `path` is never partial
+ * (util/file.h's output rule: a device or FIFO is written through at close, never replaced). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "util/file.h"
 #include "wgfuse/llm_run.h"
 
 #define NPY_HEADER_BYTES 128
@@ -43,81 +44,65 @@ enum wgf_status wgf_npy_writer_open(struct wgf_npy_writer *w, const char *path, 
     memset(w, 0, sizeof *w);
     if (!host_is_little_endian()) return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: .npy writer needs a little-endian host", path);
     if (cols == 0) return wgf_fail(err, WGF_ERR_ARG, "%s: .npy with zero columns", path);
-    size_t plen = strlen(path);
-    w->path     = malloc(plen + 1);
-    w->tmp      = malloc(plen + 32);
-    if (!w->path || !w->tmp) {
-        wgf_npy_writer_abort(w);
-        return wgf_fail(err, WGF_ERR_NOMEM, "%s: path copy", path);
+    struct wgf_out *o = malloc(sizeof *o);
+    if (!o) return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", path);
+    /* seekable: the header is patched with the row count on close */
+    enum wgf_status s = wgf_out_open(o, path, WGF_OUT_SEEKABLE, err);
+    if (s) {
+        free(o);
+        return s;
     }
-    memcpy(w->path, path, plen + 1);
-    snprintf(w->tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
-    w->f = fopen(w->tmp, "wb");
-    if (!w->f) {
-        int e = errno;
-        wgf_npy_writer_abort(w);
-        return wgf_fail(err, WGF_ERR_IO, "%s: cannot create temp file: %s", path, strerror(e));
-    }
+    w->out  = o;
+    w->path = o->path;
+    w->tmp  = o->tmp;
     w->cols = cols;
     char h[NPY_HEADER_BYTES];
     npy_header(h, 0, cols);
-    if (fwrite(h, 1, sizeof h, w->f) != sizeof h) {
-        int e = errno;
-        wgf_npy_writer_abort(w);
-        return wgf_fail(err, WGF_ERR_IO, "%s: write: %s", path, strerror(e));
-    }
-    return WGF_OK;
+    if ((s = wgf_out_write(o, h, sizeof h, err))) wgf_npy_writer_abort(w);
+    return s;
 }
 
 enum wgf_status wgf_npy_writer_append(struct wgf_npy_writer *w, const float *rows, uint64_t n_rows,
                                       struct wgf_err *err)
 {
-    if (!w->f) return wgf_fail(err, WGF_ERR_ARG, ".npy writer is not open");
+    if (!w->out) return wgf_fail(err, WGF_ERR_ARG, ".npy writer is not open");
     uint64_t n;
     if (!wgf_mul_u64(n_rows, w->cols, &n) || n > SIZE_MAX / sizeof(float))
         return wgf_fail(err, WGF_ERR_LIMIT, "%s: %" PRIu64 " rows overflow", w->path, n_rows);
-    if (n && fwrite(rows, sizeof(float), (size_t)n, w->f) != (size_t)n) {
-        int e = errno;
-        return wgf_fail(err, WGF_ERR_IO, "%s: write: %s", w->path, strerror(e));
-    }
-    w->rows += n_rows;
-    return WGF_OK;
+    enum wgf_status s = wgf_out_write(w->out, rows, (size_t)n * sizeof(float), err);
+    if (s == WGF_OK) w->rows += n_rows;
+    return s;
 }
 
 enum wgf_status wgf_npy_writer_close(struct wgf_npy_writer *w, struct wgf_err *err)
 {
-    if (!w->f) return wgf_fail(err, WGF_ERR_ARG, ".npy writer is not open");
+    struct wgf_out *o = w->out;
+    if (!o) return wgf_fail(err, WGF_ERR_ARG, ".npy writer is not open");
     char h[NPY_HEADER_BYTES];
     npy_header(h, w->rows, w->cols);
-    int bad = fflush(w->f) != 0 || fseek(w->f, 0, SEEK_SET) != 0 || fwrite(h, 1, sizeof h, w->f) != sizeof h ||
-              fflush(w->f) != 0 || fsync(fileno(w->f)) != 0;
-    int e = errno;
-    if (fclose(w->f) != 0 && !bad) bad = 1, e = errno;
-    w->f = NULL;
-    if (bad) {
+    if (fflush(o->f) != 0 || fseek(o->f, 0, SEEK_SET) != 0) {
+        int e = errno;
         wgf_fail(err, WGF_ERR_IO, "%s: write: %s", w->path, strerror(e));
         wgf_npy_writer_abort(w);
         return WGF_ERR_IO;
     }
-    if (rename(w->tmp, w->path) != 0) {
-        e = errno;
-        wgf_fail(err, WGF_ERR_IO, "%s: rename from %s: %s", w->path, w->tmp, strerror(e));
+    enum wgf_status s = wgf_out_write(o, h, sizeof h, err);
+    if (s == WGF_OK && fseek(o->f, 0, SEEK_END) != 0) s = wgf_fail(err, WGF_ERR_IO, "%s: seek: %s", w->path, strerror(errno));
+    if (s) {
         wgf_npy_writer_abort(w);
-        return WGF_ERR_IO;
+        return s;
     }
-    free(w->path);
-    free(w->tmp);
+    s = wgf_out_commit(o, err);
+    free(o);
     memset(w, 0, sizeof *w);
-    return WGF_OK;
+    return s;
 }
 
 void wgf_npy_writer_abort(struct wgf_npy_writer *w)
 {
     if (!w) return;
-    if (w->f) fclose(w->f);
-    if (w->tmp) unlink(w->tmp);
-    free(w->path);
-    free(w->tmp);
+    wgf_out_abort(w->out);
+    free(w->out);
     memset(w, 0, sizeof *w);
 }
 

@@ -16,6 +16,7 @@
 #include "util/wraps.h"
 
 #include "llm/model_files.h"
+#include "util/file.h"
 #include "llm/gguf.h"
 #include "wgfuse/llm_run.h"
 #include "wgfuse/llm_test_model.h"
@@ -173,12 +174,7 @@ static json_t *f32_array(const float *v, int n)
 
 static enum wgf_status write_text(const char *path, const char *text, struct wgf_err *err)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f) return wgf_fail(err, WGF_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    size_t n  = strlen(text);
-    bool   ok = fwrite(text, 1, n, f) == n;
-    if (fclose(f) != 0) ok = false;
-    return ok ? WGF_OK : wgf_fail(err, WGF_ERR_IO, "%s: write failed", path);
+    return wgf_file_write_atomic(path, text, strlen(text), err);
 }
 
 static enum wgf_status write_config(const struct wgf_test_model_spec *s, enum wgf_dtype dt, const char *path, struct wgf_err *err)
@@ -261,11 +257,13 @@ static enum wgf_status write_st(const struct wgf_test_model_spec *s, const struc
     json_decref(h);
     if (!hdr) return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", path);
     size_t hl = strlen(hdr), pad = (8 - hl % 8) % 8; /* data starts 8-aligned, like the Rust writer */
-    FILE  *f  = fopen(path, "wb");
-    if (!f) {
+    struct wgf_out  o;
+    enum wgf_status st = wgf_out_open(&o, path, 0, err);
+    if (st) {
         free(hdr);
-        return wgf_fail(err, WGF_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+        return st;
     }
+    FILE   *f = o.f;
     uint8_t len[8];
     for (int i = 0; i < 8; i++) len[i] = (uint8_t)((uint64_t)(hl + pad) >> (8 * i));
     bool ok = fwrite(len, 1, 8, f) == 8 && fwrite(hdr, 1, hl, f) == hl && fwrite("        ", 1, pad, f) == pad;
@@ -277,7 +275,7 @@ static enum wgf_status write_st(const struct wgf_test_model_spec *s, const struc
         if (!v || !enc) {
             free(v);
             free(enc);
-            fclose(f);
+            wgf_out_abort(&o);
             return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory for tensor '%s'", path, ts[i].hf);
         }
         tm_fill(s, &ts[i], v);
@@ -286,8 +284,11 @@ static enum wgf_status write_st(const struct wgf_test_model_spec *s, const struc
         free(v);
         free(enc);
     }
-    if (fclose(f) != 0) ok = false;
-    if (!ok) return wgf_fail(err, WGF_ERR_IO, "%s: write failed", path);
+    if (!ok) {
+        wgf_out_abort(&o);
+        return wgf_fail(err, WGF_ERR_IO, "%s: write failed", path);
+    }
+    if ((st = wgf_out_commit(&o, err))) return st;
     *total += off;
     return WGF_OK;
 }

@@ -16,15 +16,10 @@
 #include <sys/stat.h>
 
 #include "llm/gguf.h"
+#include "util/file.h"
 #include "wgfuse/llm.h"
 #include "wgfuse/llm_run.h"
 #include "wgfuse/tokenizer.h"
-
-static bool is_regular_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
 
 enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf_tokenizer **out, struct wgf_err *err)
 {
@@ -49,7 +44,9 @@ enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf
     snprintf(tj, n, "%s/tokenizer.json", m->path);
     snprintf(tc, n, "%s/tokenizer_config.json", m->path);
     enum wgf_status s = WGF_OK;
-    if (is_regular_file(tj)) s = wgf_tokenizer_load_json(tj, is_regular_file(tc) ? tc : NULL, out, err);
+    /* present, not "regular": a FIFO or a symlink loop named tokenizer.json is an error
+     * naming it (util/file.h), never a silent "no tokenizer" */
+    if (wgf_file_present(tj)) s = wgf_tokenizer_load_json(tj, wgf_file_present(tc) ? tc : NULL, out, err);
     free(tj);
     free(tc);
     return s;
@@ -58,20 +55,19 @@ enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf
 enum wgf_status wgf_llm_tokenizer_load_path(const char *path, struct wgf_tokenizer **tok, struct wgf_err *err)
 {
     *tok = NULL;
-    struct stat st;
-    if (stat(path, &st) != 0) return wgf_fail(err, WGF_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat     st;
+    enum wgf_status s = wgf_file_stat(path, &st, err);
+    if (s) return s;
     size_t n  = strlen(path) + 32;
     char  *tj = malloc(n), *tc = malloc(n);
     if (!tj || !tc) {
         free(tj), free(tc);
         return wgf_fail(err, WGF_ERR_NOMEM, "%s: path", path);
     }
-    enum wgf_status s = WGF_OK;
     if (S_ISDIR(st.st_mode)) {
         snprintf(tj, n, "%s/tokenizer.json", path);
         snprintf(tc, n, "%s/tokenizer_config.json", path);
-        struct stat s2;
-        if (stat(tj, &s2) == 0) s = wgf_tokenizer_load_json(tj, stat(tc, &s2) == 0 ? tc : NULL, tok, err);
+        if (wgf_file_present(tj)) s = wgf_tokenizer_load_json(tj, wgf_file_present(tc) ? tc : NULL, tok, err);
     } else {
         size_t pl = strlen(path);
         if (pl >= 5 && strcmp(path + pl - 5, ".json") == 0) {
@@ -116,11 +112,15 @@ enum wgf_status wgf_llm_gguf_add_tokenizer_json(struct wgf_gguf_writer *w, const
                                                 int32_t eos_id, struct wgf_err *err)
 {
     json_error_t    je;
-    json_t         *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    enum wgf_status st   = WGF_OK;
-    char          **tokens = NULL, **merges = NULL;
-    int32_t        *types  = NULL;
-    size_t          n_tok = 0, n_merges = 0;
+    char           *text;
+    size_t          len;
+    enum wgf_status st = wgf_file_read(path, 512ull << 20, "a tokenizer.json", &text, &len, err);
+    if (st) return st;
+    json_t  *root   = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    char   **tokens = NULL, **merges = NULL;
+    int32_t *types  = NULL;
+    size_t   n_tok = 0, n_merges = 0;
+    free(text);
     if (!root) return wgf_fail(err, WGF_ERR_FORMAT, "%s: line %d: %s", path, je.line, je.text);
     json_t *model = json_object_get(root, "model"), *vocab = json_object_get(model, "vocab");
     json_t *mj = json_object_get(model, "merges"), *added = json_object_get(root, "added_tokens");

@@ -15,17 +15,30 @@
 #include <unistd.h>
 
 #include "llm/tokenizer_internal.h"
+#include "util/file.h"
 
 /* ======================================================================================
  * loading
  * ====================================================================================== */
 
-static enum wgf_status load_json(const char *path, unsigned flags, json_t **out, struct wgf_err *err)
+/* Real tokenizer.json files are 2-35 MB (Gemma's 256k vocabulary is the largest in use);
+ * tokenizer_config.json files stay under 2 MB. Past these a file is refused before it is
+ * read (util/file.h's rule: regular, sized, named). */
+#define TOKENIZER_JSON_MAX   (512ull << 20)
+#define TOKENIZER_CONFIG_MAX (64ull << 20)
+
+static enum wgf_status load_json(const char *path, uint64_t max_bytes, unsigned flags, json_t **out,
+                                 struct wgf_err *err)
 {
+    *out = NULL;
+    char           *text;
+    size_t          len;
+    enum wgf_status st = wgf_file_read(path, max_bytes, "a tokenizer JSON file", &text, &len, err);
+    if (st) return st;
     json_error_t je;
-    *out = json_load_file(path, JSON_REJECT_DUPLICATES | flags, &je);
+    *out = json_loadb(text, len, JSON_REJECT_DUPLICATES | flags, &je);
+    free(text);
     if (*out) return WGF_OK;
-    if (je.line < 0) return wgf_fail(err, WGF_ERR_IO, "%s: %s", path, je.text);
     return wgf_fail(err, WGF_ERR_FORMAT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
 }
 
@@ -355,7 +368,7 @@ static enum wgf_status apply_config(const char *path, const char *cfg_path, json
         json_t *cfg;
         /* Llama-3's config has "model_max_length": 1000000000000000019884624838656, too
          * big for json_int_t: integers are read as reals here (none is used). */
-        if ((st = load_json(cfg_path, JSON_DECODE_INT_AS_REAL, &cfg, err))) return st;
+        if ((st = load_json(cfg_path, TOKENIZER_CONFIG_MAX, JSON_DECODE_INT_AS_REAL, &cfg, err))) return st;
         if (!json_is_object(cfg)) {
             json_decref(cfg);
             return wgf_fail(err, WGF_ERR_FORMAT, "%s: not a JSON object", cfg_path);
@@ -385,7 +398,7 @@ enum wgf_status wgf_tokenizer_load_json(const char *path, const char *cfg_path, 
     if (!path || !out) return wgf_fail(err, WGF_ERR_ARG, "tokenizer_load_json: NULL argument");
     *out = NULL;
     json_t         *root;
-    enum wgf_status st = load_json(path, 0, &root, err);
+    enum wgf_status st = load_json(path, TOKENIZER_JSON_MAX, 0, &root, err);
     if (st) return st;
     struct wgf_tokenizer *t = NULL;
     json_t               *model = json_object_get(root, "model");
@@ -627,27 +640,11 @@ enum wgf_status wgf_tokenizer_write_test_json(const char *path, struct wgf_err *
     tv_free(&v);
     if (st) return st;
 
-    /* Temporary name + rename: a killed writer never leaves a truncated tokenizer.json. */
-    size_t plen = strlen(path), tlen;
-    char  *tmp  = NULL;
-    if (wgf_add_size(plen, 16, &tlen)) tmp = malloc(tlen);
-    if (!tmp) {
-        json_decref(root);
-        return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", path);
-    }
-    snprintf(tmp, tlen, "%s.tmp", path);
-    int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+    /* util/file.h: temp + rename, so a killed writer never leaves a truncated tokenizer.json */
+    char *text = json_dumps(root, JSON_INDENT(1) | JSON_ENSURE_ASCII);
     json_decref(root);
-    if (rc != 0) {
-        unlink(tmp);
-        free(tmp);
-        return wgf_fail(err, WGF_ERR_IO, "%s: cannot write", path);
-    }
-    if (rename(tmp, path) != 0) {
-        unlink(tmp);
-        free(tmp);
-        return wgf_fail(err, WGF_ERR_IO, "%s: cannot rename the temporary file into place", path);
-    }
-    free(tmp);
-    return WGF_OK;
+    if (!text) return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", path);
+    st = wgf_file_write_atomic(path, text, strlen(text), err);
+    free(text);
+    return st;
 }

@@ -1,8 +1,8 @@
 /* wgfuse — read-only file mapping with the path errors every loader needs.
  *
- * wgf_mapfile_open refuses, with one line naming the path: a missing file, a directory,
- * a FIFO / device / socket (anything not a regular file), an empty file, and an
- * unreadable one. The size is taken from fstat on the opened descriptor, so no access
+ * wgf_mapfile_open opens by util/file.h's rule (a regular file, never a FIFO, device,
+ * directory or symlink loop; one line naming the path) and refuses an empty file. The
+ * size is taken from fstat on the opened descriptor, so no access
  * past the end of the mapping can happen from a stale size (a file truncated *while*
  * mapped can still SIGBUS; that is the OS contract of mmap, see RELIABILITY.md #30). */
 #ifndef WGF_UTIL_MAPFILE_H

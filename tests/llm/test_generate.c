@@ -173,7 +173,7 @@ static void test_npy(struct wgf_t *t)
     struct wgf_npy_writer w;
     ok = wgf_npy_writer_open(&w, path, 3, &err) == WGF_OK && wgf_npy_writer_append(&w, d, 1, &err) == WGF_OK;
     char tmp[700];
-    snprintf(tmp, sizeof tmp, "%s", w.tmp ? w.tmp : "");
+    snprintf(tmp, sizeof tmp, "%s", ok && w.tmp ? w.tmp : "");
     wgf_npy_writer_abort(&w);
     struct stat st;
     ok = ok && stat(path, &st) == 0 && st.st_size == (off_t)(10 + hl + 24) && stat(tmp, &st) != 0;
