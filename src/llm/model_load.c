@@ -223,6 +223,50 @@ static struct wgf_tensor slice_rows(const struct wgf_tensor *t, int64_t r0, int6
 
 /* ---- weights, one table for both formats -------------------------------------------------- */
 
+/* The layer index of a per-layer tensor name ("blk.N." / "model.layers.N."), else -1. */
+static long layer_of(const char *name, size_t len, bool gguf)
+{
+    const char *pre = gguf ? "blk." : "model.layers.";
+    size_t      pl  = strlen(pre), i = pl;
+    if (len <= pl || memcmp(name, pre, pl) != 0) return -1;
+    long v = 0;
+    for (; i < len && i < pl + 7 && name[i] >= '0' && name[i] <= '9'; i++) v = v * 10 + (name[i] - '0');
+    return i > pl && i < len && name[i] == '.' ? v : -1;
+}
+
+/* A file holding layers past the config's count would silently run fewer layers than it was
+ * trained with (config.json saying 1 layer over 2 layers of weights ran 1 layer, no
+ * word): refused, naming the first such tensor and the config key. */
+static enum wgf_status check_extra_layers(const struct wgf_llm_model *m, struct wgf_err *err)
+{
+    const struct wgf__llm_model_priv *p    = m->priv;
+    const bool                        gguf = p->gguf != NULL;
+    const char *file = NULL, *name = NULL;
+    size_t      nlen = 0;
+    long        top  = -1;
+    if (gguf) {
+        for (int64_t i = 0; i < wgf_gguf_n_tensors(p->gguf); i++) {
+            struct wgf_gguf_tensor_info ti;
+            wgf_gguf_tensor(p->gguf, i, &ti);
+            long l = layer_of(ti.name, ti.name_len, true);
+            if (l > top) top = l, name = ti.name, nlen = ti.name_len, file = wgf_gguf_path(p->gguf);
+        }
+    } else {
+        for (int s = 0; s < p->n_shards; s++)
+            for (int64_t i = 0; i < p->shards[s].n_tensors; i++) {
+                const char *tn = p->shards[s].tensors[i].name;
+                long        l  = layer_of(tn, strlen(tn), false);
+                if (l > top) top = l, name = tn, nlen = strlen(tn), file = p->shards[s].path;
+            }
+    }
+    if (top < m->cfg.n_layers) return WGF_OK;
+    char key[sizeof m->path + 64];
+    if (gguf) snprintf(key, sizeof key, "%s.block_count", wgf_arch_str(m->cfg.arch));
+    else snprintf(key, sizeof key, "num_hidden_layers in %s/config.json", m->path);
+    return wgf_fail(err, WGF_ERR_FORMAT, "%s: tensor '%.*s' belongs to layer %ld, but %s is %d: the weights hold more layers than the config",
+                    file, (int)(nlen > 96 ? 96 : nlen), name, top, key, m->cfg.n_layers);
+}
+
 static enum wgf_status load_weights(struct wgf_llm_model *m, struct wgf_err *err)
 {
     const struct wgf_llm_config *c    = &m->cfg;
@@ -284,6 +328,7 @@ static enum wgf_status load_weights(struct wgf_llm_model *m, struct wgf_err *err
         }
     }
 #undef T
+    if ((st = check_extra_layers(m, err))) return st;
     /* source dtype: the matrices' common dtype as stored in the file */
     int md = m->priv->mat_dtype;
     snprintf(m->cfg.source_dtype, sizeof m->cfg.source_dtype, "%s", md >= 0 ? wgf_dtype_str((enum wgf_dtype)md) : "mixed");

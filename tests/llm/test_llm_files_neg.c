@@ -478,6 +478,10 @@ static void test_gguf_model(struct wgf_t *t)
     patch_gguf_u32(p, "llama.block_count", 100000);
     expect(t, "gguf model: block_count too large", load(p, &e), F, &e, p, "llama.block_count");
     make(p, WGF_ARCH_LLAMA, WGF_TEST_MODEL_GGUF, WGF_DT_F32);
+    patch_gguf_u32(p, "llama.block_count", 1); /* the file holds 2 layers */
+    expect(t, "gguf model: block_count 1 over 2 layers of weights", load(p, &e), F, &e, p,
+           "tensor 'blk.1.attn_norm.weight' belongs to layer 1, but llama.block_count is 1");
+    make(p, WGF_ARCH_LLAMA, WGF_TEST_MODEL_GGUF, WGF_DT_F32);
     patch(p, "llama.embedding_length", "llama.embedding_lengtX");
     expect(t, "gguf model: missing hyperparameter", load(p, &e), F, &e, p, "missing key 'llama.embedding_length'");
     make(p, WGF_ARCH_LLAMA, WGF_TEST_MODEL_GGUF, WGF_DT_F32);
@@ -521,6 +525,8 @@ static void test_hf_model(struct wgf_t *t)
         {"\"max_position_embeddings\": 256", "\"max_position_embeddings\": -256", "max_position_embeddings", "config: negative context"},
         {"\"vocab_size\": 128,", "\"vocab_size\": 128, \"vocab_size\": 128,", "duplicate", "config: duplicate key"},
         {"\"num_hidden_layers\": 2,", "", "missing field 'num_hidden_layers'", "config: missing field"},
+        {"\"num_hidden_layers\": 2,", "\"num_hidden_layers\": 1,", "belongs to layer 1, but num_hidden_layers in",
+         "config: 1 layer over 2 layers of weights"},
         {"\"intermediate_size\": 96", "\"intermediate_size\": 3.5", "'intermediate_size' is not an integer", "config: real for int"},
         {"\"eos_token_id\": 2", "\"eos_token_id\": 1000", "eos_token_id", "config: EOS >= vocab"},
         {"\"model_type\": \"qwen2\"", "\"model_type\": \"gpt2\"", "gpt2", "config: unknown model_type"},
