@@ -46,6 +46,11 @@ const char *wgf_cli_flag_value(int argc, char **argv, int *i);
  * WGF_CLI_MAX_IDS of them; false after printing the usage error. */
 #define WGF_CLI_MAX_IDS (1L << 24)
 bool wgf_cli_parse_ids(const char *flag, const char *s, int32_t **ids, size_t *n);
+/* Split the value of `flag`, "a,b,c", into 1..cap items (pointers into *copy, which the
+ * caller frees, also on failure). An empty list, an empty item ("a,,b", ",") or more than
+ * cap items is a usage error: printed, -1. Every comma-separated flag goes through it, so
+ * none drops an empty or a 17th item silently (`--pop ,` used to run nothing, exit 0). */
+int wgf_cli_split_list(const char *flag, const char *s, char **copy, const char **items, int cap);
 /* Record the path of a memory-mapped input the command is about to use. If the file is
  * truncated or becomes unreadable while mapped, the kernel raises SIGBUS on the next access;
  * main's handler then prints one line naming this path and exits 1 (RELIABILITY.md #30). */

@@ -108,6 +108,23 @@ bool wgf_cli_parse_ids(const char *flag, const char *s, int32_t **ids, size_t *n
     return true;
 }
 
+int wgf_cli_split_list(const char *flag, const char *s, char **copy, const char **items, int cap)
+{
+    *copy = NULL;
+    if (!s || !*s) return wgf_cli_error("%s: empty list", flag), -1;
+    if (!(*copy = strdup(s))) return wgf_cli_error("%s: out of memory", flag), -1;
+    int n = 0;
+    for (char *p = *copy;; p++) {
+        char *end = strchr(p, ',');
+        if (end) *end = 0;
+        if (!*p) return wgf_cli_error("%s: empty item in '%s'", flag, s), -1;
+        if (n == cap) return wgf_cli_error("%s: more than %d items in '%s'", flag, cap, s), -1;
+        items[n++] = p;
+        if (!end) return n;
+        p = end;
+    }
+}
+
 void wgf_cli_note_mapped(const char *path)
 {
     snprintf(wgf_cli.mapped_path, sizeof wgf_cli.mapped_path, "%s", path ? path : "");

@@ -206,18 +206,22 @@ static int wgf__bench_fusion(const struct wgf__bench_args *a)
     }
     bool want[WGF_FUSION_COUNT];
     for (int e = 0; e < WGF_FUSION_COUNT; e++) want[e] = a->exps == NULL;
-    if (a->exps) { /* comma-separated names */
-        char list[256];
-        snprintf(list, sizeof list, "%s", a->exps);
-        for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (a->exps) { /* comma-separated names, each an experiment (a repeat is harmless) */
+        char       *copy = NULL;
+        const char *items[4 * WGF_FUSION_COUNT];
+        int         n    = wgf_cli_split_list("--exp", a->exps, &copy, items, 4 * WGF_FUSION_COUNT);
+        for (int k = 0; k < n; k++) {
             int e = 0;
-            while (e < WGF_FUSION_COUNT && strcmp(tok, wgf_fusion_exp_name((enum wgf_fusion_exp)e))) e++;
+            while (e < WGF_FUSION_COUNT && strcmp(items[k], wgf_fusion_exp_name((enum wgf_fusion_exp)e))) e++;
             if (e == WGF_FUSION_COUNT) {
-                wgf_cli_error("bench: unknown experiment '%s'", tok);
-                return 2;
+                wgf_cli_error("bench: unknown experiment '%s'", items[k]);
+                n = -1;
+                break;
             }
             want[e] = true;
         }
+        free(copy);
+        if (n < 0) return 2;
     }
     struct wgf_fusion_opts o = wgf_fusion_opts_default(&size, a->quick);
     if (a->reps) o.reps = (int)a->reps;

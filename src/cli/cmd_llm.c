@@ -46,10 +46,12 @@ static bool parse_dims(const char *spec, struct wgf_test_model_spec *s)
         s->max_seq_len = 32768, s->rope_theta = 1000000.0f, s->norm_eps = 1e-6f;
         return true;
     }
-    char *copy = strdup(spec);
-    if (!copy) return false;
-    bool ok = true;
-    for (char *save = NULL, *kv = strtok_r(copy, ",", &save); kv && ok; kv = strtok_r(NULL, ",", &save)) {
+    char       *copy = NULL, *kv;
+    const char *items[16];
+    int         n  = wgf_cli_split_list("--dims", spec, &copy, items, 16);
+    bool        ok = n > 0;
+    for (int i = 0; i < n && ok; i++) {
+        kv = copy + (items[i] - copy); /* the items point into copy: writable */
         char *eq = strchr(kv, '=');
         if (!eq) {
             wgf_cli_error("--dims: '%s' is not key=value", kv);

@@ -59,16 +59,6 @@ static int open_ctx(wgf_ctx **ctx)
     return 0;
 }
 
-/* Split "a,b,c" into at most cap items (pointers into a copy the caller frees). */
-static int split_list(const char *s, char **copy, const char **items, int cap)
-{
-    *copy = strdup(s ? s : "");
-    if (!*copy) return -1;
-    int n = 0;
-    for (char *tok = strtok(*copy, ","); tok && n < cap; tok = strtok(NULL, ",")) items[n++] = tok;
-    return n;
-}
-
 static float default_target(enum wgf_sim_workload w)
 {
     return w == WGF_SIM_CARTPOLE ? 475.0f : w == WGF_SIM_ACROBOT ? -100.0f : -110.0f;
@@ -414,7 +404,8 @@ static int cmd_trace(int argc, char **argv)
     char       *copy = NULL;
     const char *items[64];
     if (state) {
-        int n = split_list(state, &copy, items, 64);
+        int n = wgf_cli_split_list("--state", state, &copy, items, 64);
+        if (n < 0) return free(copy), 2;
         if (n != wi->n_state) {
             free(copy);
             return wgf_cli_error("sim trace: --state wants %d comma-separated numbers for %s", wi->n_state, wi->name), 2;
@@ -426,6 +417,20 @@ static int cmd_trace(int argc, char **argv)
         }
         free(copy);
     }
+    int          cap = 1, t = 0;
+    for (const char *q = actions; *q; q++) cap += *q == ',';
+    const char **acts  = malloc((size_t)cap * sizeof *acts);
+    char        *acopy = NULL;
+    int          na    = acts ? wgf_cli_split_list("--actions", actions, &acopy, acts, cap) : -1;
+    int         *av    = na > 0 ? malloc((size_t)na * sizeof *av) : NULL;
+    for (int k = 0; k < na && av; k++) { /* every action checked before the first CSV line */
+        long a;
+        if (!wgf_cli_parse_long("--actions", acts[k], 0, wi->n_actions - 1, &a)) na = -1;
+        else av[k] = (int)a;
+    }
+    free(acts);
+    free(acopy);
+    if (na < 0 || !av) return free(av), na < 0 ? 2 : 1;
     static const char *names[3][4] = {{"x", "x_dot", "theta", "theta_dot"},
                                       {"theta1", "theta2", "dtheta1", "dtheta2"},
                                       {"position", "velocity", "", ""}};
@@ -434,20 +439,15 @@ static int cmd_trace(int argc, char **argv)
     printf("\n0,,,0");
     for (int i = 0; i < wi->n_state; i++) printf(",%.9g", s[i]);
     printf("\n");
-    char *acopy = strdup(actions);
-    if (!acopy) return 1;
-    int t = 0;
-    for (char *tok = strtok(acopy, ","); tok; tok = strtok(NULL, ",")) {
-        long a;
-        if (!wgf_cli_parse_long("--actions", tok, 0, wi->n_actions - 1, &a)) return free(acopy), 2;
+    for (int k = 0; k < na; k++) {
         bool  term = false;
-        float r    = wgf_sim_env_step(w, s, (int)a, &term);
-        printf("%d,%ld,%g,%d", ++t, a, r, term);
+        float r    = wgf_sim_env_step(w, s, av[k], &term);
+        printf("%d,%d,%g,%d", ++t, av[k], r, term);
         for (int i = 0; i < wi->n_state; i++) printf(",%.9g", s[i]);
         printf("\n");
         if (term) break;
     }
-    free(acopy);
+    free(av);
     return 0;
 }
 
@@ -505,10 +505,11 @@ static int cmd_bench(int argc, char **argv)
     }
     char *cw = NULL, *cs = NULL, *cp = NULL, *cl = NULL;
     const char *W[16], *S[16], *P[16], *L[16];
-    int nw = split_list(workloads, &cw, W, 16), ns = split_list(strategies, &cs, S, 16);
-    int np = split_list(pops, &cp, P, 16), nl = split_list(steps, &cl, L, 16);
+    int nw = wgf_cli_split_list("--workload", workloads, &cw, W, 16), ns = nw < 0 ? -1 : wgf_cli_split_list("--strategy", strategies, &cs, S, 16);
+    int np = ns < 0 ? -1 : wgf_cli_split_list("--pop", pops, &cp, P, 16), nl = np < 0 ? -1 : wgf_cli_split_list("--steps", steps, &cl, L, 16);
     int rc = 2;
     struct wgf_err err = {0};
+    if (nl < 0) goto out;
     /* validate everything before touching the GPU */
     for (int i = 0; i < nw; i++) {
         enum wgf_sim_workload w;
