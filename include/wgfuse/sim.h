@@ -119,7 +119,11 @@ void wgf_sim_policy_forward(const struct wgf_sim_policy *p, const float *w, cons
 /* First index of the maximum of out[0..n). */
 int  wgf_sim_argmax(const float *out, int n);
 /* Serialise a policy (text: header lines + one %.9g per line) into a malloc'd string the
- * caller owns; and parse it back (params malloc'd, caller owns). */
+ * caller owns; and parse it back (params malloc'd, caller owns). Policy files hold
+ * classic-control policies (cartpole, acrobot, mountaincar): the load checks every field
+ * against the workload the file names and wgf_sim_create's limits (hidden 1..64, 0..4 fed
+ * back, the shape and parameter count that follow), refuses NULs and any text after the
+ * parameters, so params holds exactly wgf_sim_policy_n_params(p) finite floats. */
 enum wgf_status wgf_sim_policy_save(enum wgf_sim_workload w, const struct wgf_sim_policy *p, const float *params,
                                     char **text, size_t *len, struct wgf_err *err);
 enum wgf_status wgf_sim_policy_load(const char *text, size_t len, enum wgf_sim_workload *w,

@@ -123,7 +123,7 @@ static int cmd_train(int argc, char **argv)
     }
     struct wgf_sim_config c = wgf_sim_config_default(w);
     struct wgf_sim_es_config ec = wgf_sim_es_config_default();
-    bool   es = false;
+    bool   es = false, elites_given = false;
     long   max_gens = 500, eval_eps = 100, v;
     double target = default_target(w), d;
     char   out_default[256];
@@ -167,7 +167,7 @@ static int cmd_train(int argc, char **argv)
             out = a, i++;
         } else if (!strcmp(f, "--elites")) {
             if (!wgf_cli_parse_long(f, a, 0, 1000000, &v)) return 2;
-            c.ga.elites = (int)v, i++;
+            c.ga.elites = (int)v, elites_given = true, i++;
         } else if (!strcmp(f, "--tournament")) {
             if (!wgf_cli_parse_long(f, a, 1, 64, &v)) return 2;
             c.ga.tournament = (int)v, i++;
@@ -191,6 +191,10 @@ static int cmd_train(int argc, char **argv)
         }
     }
     if (!es && c.ga.elites < 1) return wgf_cli_error("sim train: the GA needs --elites >= 1 (genome 0 is the candidate)"), 2;
+    if (!es && c.ga.elites >= c.pop) {
+        if (elites_given) return wgf_cli_error("sim train: --elites %d must be less than --pop %d", c.ga.elites, c.pop), 2;
+        c.ga.elites = c.pop / 2; /* the default 16 does not fit a small population */
+    }
     if (es && c.pop % 2) c.pop++;
     if (!out) {
         snprintf(out_default, sizeof out_default, "%s.policy", wgf_sim_workload_info(w)->name);
@@ -206,6 +210,7 @@ static int cmd_train(int argc, char **argv)
     float *fit = NULL, *efit = NULL, *cand = NULL;
     struct wgf_sim_config ecfg = c;
     ecfg.pop = (int)eval_eps, ecfg.seed = c.seed + 1u, ecfg.strategy = WGF_SIM_FUSED;
+    ecfg.ga.elites = 0; /* the evaluation population is never evolved */
     if (ecfg.pop < 2) ecfg.pop = 2;
     if (wgf_sim_create(ctx, &c, &sim, &err) != WGF_OK || wgf_sim_create(ctx, &ecfg, &ev, &err) != WGF_OK ||
         (es && wgf_sim_es_create(sim, &ec, NULL, &trainer, &err) != WGF_OK)) {
@@ -344,12 +349,21 @@ static int cmd_eval(int argc, char **argv)
     struct wgf_sim_config c = wgf_sim_config_default(w);
     c.pop = (int)episodes, c.seed = (uint32_t)seed, c.hidden = p.n_hidden, c.n_feedback = p.n_feedback;
     c.strategy = strategy, c.chunk = chunk;
+    c.ga.elites = 0; /* evaluation only: no generation is evolved, so no GA setting applies */
     wgf_sim *sim = NULL;
     float   *fit = malloc((size_t)episodes * sizeof *fit);
     double   mean = 0, best = 0, lo = INFINITY;
-    if (!fit || wgf_sim_create(ctx, &c, &sim, &err) != WGF_OK ||
-        eval_policy(sim, params, wgf_sim_n_params(sim), c.pop, fit, &mean, &err) != WGF_OK) {
+    if (!fit || wgf_sim_create(ctx, &c, &sim, &err) != WGF_OK) {
         wgf_cli_error("%s", fit ? err.msg : "out of memory");
+        goto done;
+    }
+    if (wgf_sim_n_params(sim) != wgf_sim_policy_n_params(&p)) { /* the loader checked it: a bug if not */
+        wgf_cli_error("sim eval: %s: %d parameters, the %s population takes %d", argv[1], wgf_sim_policy_n_params(&p),
+                      wgf_sim_workload_info(w)->name, wgf_sim_n_params(sim));
+        goto done;
+    }
+    if (eval_policy(sim, params, wgf_sim_n_params(sim), c.pop, fit, &mean, &err) != WGF_OK) {
+        wgf_cli_error("%s", err.msg);
         goto done;
     }
     stats(fit, c.pop, &mean, &best);

@@ -173,12 +173,49 @@ float wgf_sim_ref_episode(enum wgf_sim_workload w, const struct wgf_sim_policy *
  *   workload cartpole
  *   shape 4 16 2 0          (n_in n_hidden n_out n_feedback)
  *   params 114
- *   <one %.9g per line: enough digits to round-trip every f32>                          */
+ *   <one %.9g per line: enough digits to round-trip every f32>
+ * Policy files hold classic-control policies (the workloads with an environment state:
+ * cartpole, acrobot, mountaincar). Every field is checked against the workload the file
+ * names and against the limits wgf_sim_create enforces (hidden 1..64, 0..4 outputs fed
+ * back), so a file that loads describes exactly the parameter vector a population of that
+ * workload evaluates: a rastrigin header with 8 parameters once made `sim eval` read
+ * 8,000 bytes past the loaded vector. */
+#define POLICY_MAX_HIDDEN   64
+#define POLICY_MAX_FEEDBACK 4
+
+/* The workload's policy shape for (hidden, feedback), or an error naming what does not fit. */
+static enum wgf_status policy_check(enum wgf_sim_workload w, const struct wgf_sim_policy *q, long n_params,
+                                    struct wgf_err *err)
+{
+    const struct wgf_sim_workload_info *wi = wgf_sim_workload_info(w);
+    if (!wi) return wgf_fail(err, WGF_ERR_ARG, "sim: policy: bad workload %d", (int)w);
+    if (wi->n_state <= 0)
+        return wgf_fail(err, WGF_ERR_FORMAT,
+                        "sim: policy: workload '%s' has no policy file (policy files are for cartpole, acrobot and "
+                        "mountaincar)",
+                        wi->name);
+    if (q->n_hidden < 1 || q->n_hidden > POLICY_MAX_HIDDEN)
+        return wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: hidden width %d not in [1, %d]", q->n_hidden, POLICY_MAX_HIDDEN);
+    if (q->n_feedback < 0 || q->n_feedback > POLICY_MAX_FEEDBACK)
+        return wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: %d fed-back outputs not in [0, %d]", q->n_feedback,
+                        POLICY_MAX_FEEDBACK);
+    struct wgf_sim_policy want = wgf_sim_policy_for(w, q->n_hidden, q->n_feedback);
+    if (want.n_in != q->n_in || want.n_out != q->n_out)
+        return wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: shape %d-%d-%d does not fit %s with %d fed back (expected %d-%d-%d)",
+                        q->n_in, q->n_hidden, q->n_out, wi->name, q->n_feedback, want.n_in, want.n_hidden, want.n_out);
+    int np = wgf_sim_policy_n_params(&want);
+    if (n_params != np)
+        return wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: params %ld, but a %d-%d-%d policy has %d", n_params, want.n_in,
+                        want.n_hidden, want.n_out, np);
+    return WGF_OK;
+}
+
 enum wgf_status wgf_sim_policy_save(enum wgf_sim_workload w, const struct wgf_sim_policy *p, const float *params,
                                     char **text, size_t *len, struct wgf_err *err)
 {
+    enum wgf_status s = policy_check(w, p, wgf_sim_policy_n_params(p), err);
+    if (s) return s;
     const struct wgf_sim_workload_info *wi = wgf_sim_workload_info(w);
-    if (!wi) return wgf_fail(err, WGF_ERR_ARG, "sim: policy save: bad workload %d", (int)w);
     int    n   = wgf_sim_policy_n_params(p);
     size_t cap = 256 + (size_t)n * 20;
     char  *buf = malloc(cap);
@@ -195,52 +232,105 @@ enum wgf_status wgf_sim_policy_save(enum wgf_sim_workload w, const struct wgf_si
     return WGF_OK;
 }
 
+/* A cursor over the NUL-terminated copy of the file: whitespace-separated words. */
+struct words {
+    const char *p;
+    char        w[64]; /* the current word (longer words are refused: no field needs more) */
+};
+
+static bool next_word(struct words *c)
+{
+    while (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r') c->p++;
+    size_t n = 0;
+    while (*c->p && !(*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r')) {
+        if (n + 1 >= sizeof c->w) return false;
+        c->w[n++] = *c->p++;
+    }
+    c->w[n] = 0;
+    return n > 0;
+}
+
+/* The next word is `key`. */
+static bool want_key(struct words *c, const char *key) { return next_word(c) && strcmp(c->w, key) == 0; }
+
+/* The next word is an integer in [lo, hi]. */
+static bool want_int(struct words *c, long lo, long hi, long *out)
+{
+    if (!next_word(c)) return false;
+    char *end;
+    errno  = 0;
+    long v = strtol(c->w, &end, 10);
+    if (errno || *end || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
 enum wgf_status wgf_sim_policy_load(const char *text, size_t len, enum wgf_sim_workload *w, struct wgf_sim_policy *p,
                                     float **params, struct wgf_err *err)
 {
-    char *copy = malloc(len + 1);
-    if (!copy) return wgf_fail(err, WGF_ERR_NOMEM, "sim: policy load: %zu bytes", len + 1);
+    *params = NULL;
+    const char *nul = memchr(text, 0, len);
+    if (nul) return wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: NUL byte at offset %zu", (size_t)(nul - text));
+    size_t cap;
+    char  *copy = wgf_add_size(len, 1, &cap) ? malloc(cap) : NULL;
+    if (!copy) return wgf_fail(err, WGF_ERR_NOMEM, "sim: policy load: %zu bytes", len);
     memcpy(copy, text, len);
     copy[len] = 0;
-    char name[64] = "";
-    int  version = 0, n = 0, consumed = 0;
+    struct words          c = {.p = copy};
     struct wgf_sim_policy q = {0};
-    enum wgf_status s = WGF_OK;
-    if (sscanf(copy, "wgfuse-sim-policy %d workload %63s shape %d %d %d %d params %d%n", &version, name, &q.n_in,
-               &q.n_hidden, &q.n_out, &q.n_feedback, &n, &consumed) != 7 ||
-        version != 1) {
-        s = wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: bad header (want 'wgfuse-sim-policy 1', workload, shape, params)");
+    long                  version, n_in, n_hidden, n_out, n_fb, n = 0;
+    enum wgf_status       s = WGF_OK;
+    float                *v = NULL;
+    if (!want_key(&c, "wgfuse-sim-policy") || !want_int(&c, 0, 1000000, &version)) {
+        s = wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: not a policy file (the first line is not 'wgfuse-sim-policy 1')");
         goto out;
     }
-    if ((s = wgf_sim_workload_parse(name, w, err)) != WGF_OK) goto out;
-    struct wgf_sim_policy want = wgf_sim_policy_for(*w, q.n_hidden, q.n_feedback);
-    if (q.n_hidden < 1 || q.n_hidden > 256 || q.n_feedback < 0 || q.n_feedback > 8 || want.n_in != q.n_in ||
-        want.n_out != q.n_out || n != wgf_sim_policy_n_params(&q)) {
-        s = wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: shape %d-%d-%d (feedback %d, %d params) does not fit %s",
-                     q.n_in, q.n_hidden, q.n_out, q.n_feedback, n, name);
+    if (version != 1) {
+        s = wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: version %ld not supported (1 is)", version);
         goto out;
     }
-    float *v = malloc((size_t)n * sizeof *v);
-    if (!v) {
-        s = wgf_fail(err, WGF_ERR_NOMEM, "sim: policy load: %d params", n);
+    if (!want_key(&c, "workload") || !next_word(&c)) {
+        s = wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: expected 'workload NAME' on line 2");
         goto out;
     }
-    char *cur = copy + consumed;
-    for (int i = 0; i < n; i++) {
+    if ((s = wgf_sim_workload_parse(c.w, w, err)) != WGF_OK) goto out;
+    if (!want_key(&c, "shape") || !want_int(&c, 0, 1000000, &n_in) || !want_int(&c, 0, 1000000, &n_hidden) ||
+        !want_int(&c, 0, 1000000, &n_out) || !want_int(&c, 0, 1000000, &n_fb)) {
+        s = wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: expected 'shape N_IN N_HIDDEN N_OUT N_FEEDBACK' (integers) on line 3");
+        goto out;
+    }
+    if (!want_key(&c, "params") || !want_int(&c, 0, 100000000, &n)) {
+        s = wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: expected 'params N' on line 4");
+        goto out;
+    }
+    q = (struct wgf_sim_policy){(int)n_in, (int)n_hidden, (int)n_out, (int)n_fb};
+    if ((s = policy_check(*w, &q, n, err)) != WGF_OK) goto out;
+    if (!(v = malloc((size_t)n * sizeof *v))) {
+        s = wgf_fail(err, WGF_ERR_NOMEM, "sim: policy load: %ld params", n);
+        goto out;
+    }
+    for (long i = 0; i < n; i++) {
         char *end = NULL;
-        errno     = 0;
-        float x   = strtof(cur, &end);
-        if (end == cur || errno == ERANGE || !isfinite(x)) {
-            free(v);
-            s = wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: parameter %d of %d missing or not a finite number", i, n);
+        float x   = 0;
+        if (next_word(&c)) {
+            errno = 0;
+            x     = strtof(c.w, &end);
+        }
+        if (!end || *end || errno == ERANGE || !isfinite(x)) {
+            s = wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: parameter %ld of %ld missing or not a finite number", i, n);
             goto out;
         }
         v[i] = x;
-        cur  = end;
+    }
+    if (next_word(&c) || *c.p) {
+        s = wgf_fail(err, WGF_ERR_FORMAT, "sim: policy: text after the %ld parameters", n);
+        goto out;
     }
     *p      = q;
     *params = v;
+    v       = NULL;
 out:
+    free(v);
     free(copy);
     return s;
 }

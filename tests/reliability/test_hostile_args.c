@@ -88,11 +88,46 @@ static void lists(struct wgf_t *t)
                 "rc %d: %s", o.rc, o.se);
 }
 
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) fputs(text, f), fclose(f);
+}
+
+static void sim_flags(struct wgf_t *t)
+{
+    char p[600], a[1400];
+    /* the ASan finding: a rastrigin header with 8 parameters (sim eval read 8,000 bytes past
+     * them, and the release build printed "mean return nan") */
+    snprintf(p, sizeof p, "%s/rastrigin.policy", dir);
+    write_file(p, "wgfuse-sim-policy 1\nworkload rastrigin\nshape 0 8 0 0\nparams 8\n1\n2\n3\n4\n5\n6\n7\n8\n");
+    snprintf(a, sizeof a, "sim eval '%s'", p);
+    expect(t, a, 1, "workload 'rastrigin' has no policy file");
+
+    /* a small valid policy, evaluated on 4 episodes: not refused with "GA settings: elites" */
+    snprintf(p, sizeof p, "%s/tiny.policy", dir);
+    write_file(p, "wgfuse-sim-policy 1\nworkload cartpole\nshape 4 1 2 0\nparams 9\n0 0 0 0 0 0 0 0 0\n");
+    snprintf(a, sizeof a, "sim eval '%s' --episodes 4", p);
+    struct out o;
+    run(&o, a);
+    wgf_t_check(t, o.rc == 0, "sim eval --episodes 4: runs (no GA settings apply to an evaluation)", "rc %d: %s", o.rc, o.se);
+
+    /* sim train's evaluation population of 2 episodes, and a population smaller than the
+     * default 16 elites */
+    snprintf(p, sizeof p, "%s/t.policy", dir);
+    snprintf(a, sizeof a, "sim train cartpole --pop 8 --gens 1 --eval-episodes 2 --target -1000000 --out '%s'", p);
+    run(&o, a);
+    wgf_t_check(t, o.rc == 0 && access(p, F_OK) == 0, "sim train --pop 8 --eval-episodes 2: trains and saves", "rc %d: %s",
+                o.rc, o.se);
+    expect(t, "sim train cartpole --pop 8 --elites 16", 2, "--elites 16 must be less than --pop 8");
+}
+
 int main(void)
 {
     struct wgf_t t = {0};
     cli            = wgf_t_cli();
     wgf_t_tmpdir("hostile_args", dir, sizeof dir);
     lists(&t);
+    sim_flags(&t);
     return wgf_t_finish(&t);
 }

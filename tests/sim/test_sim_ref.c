@@ -92,24 +92,57 @@ int main(void)
     }
     wgf_sim_market_free(&a), wgf_sim_market_free(&b), wgf_sim_market_free(&c);
 
-    /* policy files: malformed inputs are refused with a reason */
-    const char *bad[] = {
-        "not a policy",
-        "wgfuse-sim-policy 1\nworkload cartpole\nshape 4 8 2 0\nparams 58\n1\n2\n",           /* short */
-        "wgfuse-sim-policy 1\nworkload cartpole\nshape 5 8 2 0\nparams 66\n",                 /* wrong n_in */
-        "wgfuse-sim-policy 1\nworkload nosuch\nshape 4 8 2 0\nparams 58\n",                   /* workload */
-        "wgfuse-sim-policy 2\nworkload cartpole\nshape 4 8 2 0\nparams 58\n",                 /* version */
+    /* policy files: malformed inputs are refused with a reason naming the field; every field
+     * is checked against the workload the file names (issue 11: a rastrigin header with 8
+     * parameters made sim eval read 8,000 bytes past them) */
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"not a policy", "not a policy file"},
+        {"wgfuse-sim-policy 1\nworkload cartpole\nshape 4 8 2 0\nparams 58\n1\n2\n", "parameter 2 of 58 missing"},
+        {"wgfuse-sim-policy 1\nworkload cartpole\nshape 5 8 2 0\nparams 66\n", "does not fit cartpole"},
+        {"wgfuse-sim-policy 1\nworkload nosuch\nshape 4 8 2 0\nparams 58\n", "unknown workload 'nosuch'"},
+        {"wgfuse-sim-policy 2\nworkload cartpole\nshape 4 8 2 0\nparams 58\n", "version 2 not supported"},
+        {"wgfuse-sim-policy 1\nworkload rastrigin\nshape 0 8 0 0\nparams 8\n1 2 3 4 5 6 7 8\n", "'rastrigin' has no policy file"},
+        {"wgfuse-sim-policy 1\nworkload finsim\nshape 8 16 6 2\nparams 246\n", "'finsim' has no policy file"},
+        {"wgfuse-sim-policy 1\nworkload cartpole\nshape 4 100 2 0\nparams 702\n", "hidden width 100 not in [1, 64]"},
+        {"wgfuse-sim-policy 1\nworkload cartpole\nshape 9 8 7 5\nparams 143\n", "5 fed-back outputs not in [0, 4]"},
+        {"wgfuse-sim-policy 1\nworkload cartpole\nshape 4 8 2 0\nparams 57\n", "params 57, but a 4-8-2 policy has 58"},
+        {"wgfuse-sim-policy 1\nworkload cartpole\nshape 4 99999999999999999999 2 0\nparams 58\n", "expected 'shape"},
+        {"wgfuse-sim-policy 1\nworkload cartpole\nshape 4 8 2 0\nparams -1\n", "expected 'params N'"},
+        {"wgfuse-sim-policy 1\nworkload cartpole\nshape 4 1 2 0\nparams 9\n1 2 3 4 5 6 7 8 9 10\n", "text after the 9 parameters"},
+        {"wgfuse-sim-policy 1\nworkload cartpole\nshape 4 1 2 0\nparams 9\n1 2 3 4 5 6 7 8 nan\n", "parameter 8 of 9"},
+        {"wgfuse-sim-policy 1\nworkload cartpole\nshape 4 1 2 0\nparams 9\n1 2 3 4 5 6 7 8 1e39\n", "parameter 8 of 9"},
+        {"wgfuse-sim-policy 1\nworkload cartpole\nshape 4 1 2 0\nparams 9\n1 2 3 4 5 6 7 8 9x\n", "parameter 8 of 9"},
     };
-    int refused = 0;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         enum wgf_sim_workload w;
         struct wgf_sim_policy p;
         float *params = NULL;
         struct wgf_err e = {0};
-        enum wgf_status st = wgf_sim_policy_load(bad[i], strlen(bad[i]), &w, &p, &params, &e);
-        refused += st != WGF_OK && e.msg[0] && !params;
+        enum wgf_status st = wgf_sim_policy_load(bad[i].text, strlen(bad[i].text), &w, &p, &params, &e);
+        char name[96];
+        snprintf(name, sizeof name, "policy file refused: %.60s", bad[i].want);
+        wgf_t_check(&t, st != WGF_OK && !params && strstr(e.msg, bad[i].want), name,
+                    "%s", e.msg);
         free(params);
     }
-    wgf_t_check(&t, refused == 5, "policy files: malformed refused", "%d/5", refused);
+    /* a NUL inside the file is refused, not read as the end of the file */
+    static const char nul[] = "wgfuse-sim-policy 1\nworkload cartpole\nshape 4 1 2 0\nparams 9\n1 2 3 4 5 6 7 8 9\n\0junk";
+    {
+        enum wgf_sim_workload w;
+        struct wgf_sim_policy p;
+        float *params = NULL;
+        struct wgf_err e = {0};
+        enum wgf_status st = wgf_sim_policy_load(nul, sizeof nul - 1, &w, &p, &params, &e);
+        wgf_t_check(&t, st != WGF_OK && !params && strstr(e.msg, "NUL byte at offset 79"), "policy file with a NUL refused",
+                    "%s", e.msg);
+        free(params);
+        /* and the same file without the NUL loads: 9 finite parameters */
+        st = wgf_sim_policy_load(nul, 79, &w, &p, &params, &e);
+        wgf_t_check(&t, st == WGF_OK && params && w == WGF_SIM_CARTPOLE && wgf_sim_policy_n_params(&p) == 9 && params[8] == 9.0f,
+                    "policy file 4-1-2 loads", "%s", e.msg);
+        free(params);
+    }
     return wgf_t_finish(&t);
 }
