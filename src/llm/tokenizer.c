@@ -72,42 +72,24 @@ static bool is_ws(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* The longest added token usable at text[i..len), or -1. */
-static int32_t match_added(const struct wgf_tokenizer *t, const char *text, size_t i, size_t len, bool parse_special,
-                           const unsigned char *special_ok)
-{
-    unsigned char b = (unsigned char)text[i];
-    for (uint32_t k = t->added_first[b]; k < t->added_first[b + 1]; k++) {
-        int32_t                      id = t->added[k];
-        const struct wgf__tok_entry *e  = &t->ents[id];
-        if (e->str_len > len - i || memcmp(text + i, e->str, e->str_len) != 0) continue;
-        if (parse_special || e->type == WGF_TOKEN_USER_DEFINED) return id;
-        if (special_ok) { /* the whole token must lie in template scaffolding */
-            bool ok = true;
-            for (size_t j = 0; j < e->str_len && ok; j++) ok = special_ok[i + j];
-            if (ok) return id;
-        }
-    }
-    return -1;
-}
-
-enum wgf_status wgf__tok_encode_masked(const struct wgf_tokenizer *t, const char *text, size_t len, unsigned flags,
-                                       const unsigned char *special_ok, int32_t **ids, size_t *n, struct wgf_err *err)
+enum wgf_status wgf__tok_encode_counted(const struct wgf_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                        const unsigned char *special_ok, int32_t **ids, size_t *n, uint64_t *steps,
+                                        struct wgf_err *err)
 {
     if (!t || !ids || !n || (!text && len)) return wgf_fail(err, WGF_ERR_ARG, "tokenizer_encode: NULL argument");
     *ids = NULL;
     *n   = 0;
-    bool            parse_special = flags & WGF_TOK_PARSE_SPECIAL;
-    struct wgf__ids out           = {0};
-    enum wgf_status st            = WGF_OK;
-    if ((flags & WGF_TOK_ADD_BOS) && t->add_bos && t->bos >= 0) st = wgf__ids_push(&out, t->bos, err);
+    struct wgf__ids        out = {0};
+    struct wgf__added_scan sc;
+    enum wgf_status        st = wgf__added_scan_init(&sc, t, text, len, flags & WGF_TOK_PARSE_SPECIAL, special_ok, err);
+    if (!st && (flags & WGF_TOK_ADD_BOS) && t->add_bos && t->bos >= 0) st = wgf__ids_push(&out, t->bos, err);
 
     /* SPM: a fragment gets the space prefix when it starts the text or follows an added
      * token (llama.cpp's rule), so "<|user|>\nhi" encodes the "\nhi" as "▁\nhi". */
     bool   prev_added = true;
     size_t frag       = 0;
     for (size_t i = 0; !st && i <= len;) {
-        int32_t id = i < len && t->n_added ? match_added(t, text, i, len, parse_special, special_ok) : -1;
+        int32_t id = wgf__added_at(&sc, i); /* the longest usable added token at i, or -1 */
         if (id < 0 && i < len) {
             i++;
             continue;
@@ -132,6 +114,8 @@ enum wgf_status wgf__tok_encode_masked(const struct wgf_tokenizer *t, const char
         frag       = i;
         prev_added = true;
     }
+    if (steps) *steps += sc.steps;
+    wgf__added_scan_free(&sc);
     if (!st && !out.v) {
         st    = wgf__ids_push(&out, 0, err); /* the result is non-NULL even when empty */
         out.n = 0;
@@ -143,6 +127,12 @@ enum wgf_status wgf__tok_encode_masked(const struct wgf_tokenizer *t, const char
     *ids = out.v;
     *n   = out.n;
     return WGF_OK;
+}
+
+enum wgf_status wgf__tok_encode_masked(const struct wgf_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                       const unsigned char *special_ok, int32_t **ids, size_t *n, struct wgf_err *err)
+{
+    return wgf__tok_encode_counted(t, text, len, flags, special_ok, ids, n, NULL, err);
 }
 
 enum wgf_status wgf_tokenizer_encode_ex(const struct wgf_tokenizer *t, const char *text, size_t len, unsigned flags,

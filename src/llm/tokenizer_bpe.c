@@ -24,8 +24,7 @@ static int32_t pair_rank(const struct wgf__pairmap *m, int32_t a, int32_t b, int
 {
     if (!m->key) return -1;
     uint64_t key = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
-    uint64_t x   = wgf__mix64(key);
-    for (size_t i = (size_t)x & m->mask;; i = (i + 1) & m->mask) {
+    for (size_t i = wgf__pair_home(m, key);; i = (i + 1) & m->mask) {
         if (m->key[i] == key) {
             *merged = m->id[i];
             return m->rank[i];

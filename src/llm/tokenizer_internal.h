@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hash.h"
 #include "wgfuse/status.h"
 #include "wgfuse/tokenizer.h"
 
@@ -36,23 +37,56 @@ struct wgf__tok_entry {
 #define WGF__STRIP_LEFT  1u /* HF lstrip: whitespace before the token is dropped */
 #define WGF__STRIP_RIGHT 2u /* HF rstrip: whitespace after the token is dropped  */
 
-/* Open-addressing map from a byte string to an id; keys live in the entries. */
+/* Open-addressing map from a byte string to an id; keys live in the entries. Slots are
+ * chosen by SipHash-1-3 under the process's random key (util/hash.h): a vocabulary crafted
+ * to collide cannot know where its strings land (an unkeyed FNV-1a once let 100k strings
+ * share one probe chain: 40 s to tokenize). */
 struct wgf__idmap {
-    size_t   mask;   /* capacity - 1 (capacity a power of two)  */
-    int32_t *slot;   /* [capacity] id or -1                     */
-    bool     by_dec; /* key is entry.dec (else entry.str)       */
+    size_t              mask;   /* capacity - 1 (capacity a power of two)  */
+    int32_t            *slot;   /* [capacity] id or -1                     */
+    bool                by_dec; /* key is entry.dec (else entry.str)       */
+    struct wgf_hash_key hk;     /* the hash key                            */
 };
 
-/* Map (left id, right id) -> (merge rank, merged id). */
+/* Map (left id, right id) -> (merge rank, merged id), keyed like wgf__idmap. */
 struct wgf__pairmap {
-    size_t    mask;
-    size_t    count;
-    uint64_t *key;  /* [capacity] (left << 32 | right), UINT64_MAX empty */
-    int32_t  *rank; /* [capacity]                                       */
-    int32_t  *id;   /* [capacity]                                       */
+    size_t              mask;
+    size_t              count;
+    uint64_t           *key;  /* [capacity] (left << 32 | right), UINT64_MAX empty */
+    int32_t            *rank; /* [capacity]                                       */
+    int32_t            *id;   /* [capacity]                                       */
+    struct wgf_hash_key hk;   /* the hash key                                     */
 };
+
+/* Probe statistics of a map (tests: the bound on work under a crafted vocabulary). */
+struct wgf__map_stats {
+    size_t n;           /* keys stored                                                  */
+    size_t probes;      /* slots a successful lookup of every key visits, summed        */
+    size_t max_probes;  /* the most one successful lookup visits                        */
+};
+void wgf__idmap_stats(const struct wgf__idmap *m, const struct wgf__tok_entry *ents, struct wgf__map_stats *s);
+void wgf__pairmap_stats(const struct wgf__pairmap *m, struct wgf__map_stats *s);
+/* The slot index a pair key starts probing at (tokenizer_bpe.c's lookup). */
+static inline size_t wgf__pair_home(const struct wgf__pairmap *m, uint64_t key)
+{
+    return (size_t)wgf_hash_u64(&m->hk, key) & m->mask;
+}
 
 struct pcre2_real_code_8;
+
+/* Aho–Corasick automaton over the reversed added-token strings (tokenizer_added.c). Node 0
+ * is the root; the children of v are the edges [first[v], first[v+1]), sorted by byte. */
+struct wgf__added_ac {
+    uint32_t  n_nodes;
+    uint32_t  max_len;        /* longest added token, bytes                                 */
+    uint32_t *first;          /* [n_nodes + 1]                                              */
+    uint8_t  *ebyte;          /* [n_nodes - 1] edge byte                                    */
+    uint32_t *eto;            /* [n_nodes - 1] edge target                                  */
+    uint32_t *fail;           /* [n_nodes] failure link                                     */
+    int32_t  *out_all;        /* [n_nodes] id of the longest token on the failure chain, -1 */
+    int32_t  *out_ud;         /* [n_nodes] the same among USER_DEFINED tokens               */
+    uint32_t  root_next[256]; /* the root's children (0: none)                              */
+};
 
 struct wgf_tokenizer {
     enum wgf_tok_model     model;
@@ -72,11 +106,10 @@ struct wgf_tokenizer {
     bool                      ignore_merges;    /* whole-word vocab hit skips merging    */
     bool                      nfc;              /* normalizer NFC (Qwen2), via ICU        */
 
-    /* added tokens (CONTROL, USER_DEFINED, UNKNOWN), sorted by first byte then longest
-     * first, so the first match at a position is the longest */
-    size_t   n_added;
-    int32_t *added;             /* [n_added] ids                          */
-    uint32_t added_first[257];  /* added[added_first[b] .. added_first[b+1]) start with b */
+    /* added tokens (CONTROL, USER_DEFINED, UNKNOWN), matched by an automaton over their
+     * reversed strings (tokenizer_added.c) */
+    size_t               n_added;
+    struct wgf__added_ac added;
 
     int32_t bos, eos, unk, pad, eot; /* -1 when absent */
     bool    add_bos;
@@ -146,6 +179,35 @@ struct wgf__span {
 enum wgf_status wgf__pretok_split(const struct wgf_tokenizer *t, const char *text, size_t len,
                                   struct wgf__span **spans, size_t *n_spans, struct wgf_err *err);
 
+/* ---- added tokens (tokenizer_added.c) ------------------------------------------------- */
+/* Build t->added from the entries (called by wgf__tok_finish); sets n_added. */
+enum wgf_status wgf__added_build(struct wgf_tokenizer *t, const char *src, struct wgf_err *err);
+void            wgf__added_free(struct wgf__added_ac *ac);
+#define WGF__ADDED_CHUNK 16384u /* positions resolved per right-to-left pass */
+/* A left-to-right query over one text: wgf__added_at(sc, i) is the id of the added token to
+ * take at byte i (the longest usable one starting there), or -1. Queries must not go
+ * backwards. `steps` counts automaton child lookups (at most 5 len + 16384, see
+ * tokenizer_added.c), for tests. */
+struct wgf__added_scan {
+    const struct wgf_tokenizer *t;
+    const unsigned char        *text;
+    size_t                      len;
+    bool                        parse_special;
+    const unsigned char        *special_ok;
+    size_t                      lo, hi; /* the chunk whose best[] is computed */
+    int32_t                    *best;   /* [WGF__ADDED_CHUNK]                  */
+    uint64_t                    steps;
+};
+enum wgf_status wgf__added_scan_init(struct wgf__added_scan *sc, const struct wgf_tokenizer *t, const char *text,
+                                     size_t len, bool parse_special, const unsigned char *special_ok,
+                                     struct wgf_err *err);
+int32_t         wgf__added_at(struct wgf__added_scan *sc, size_t i);
+void            wgf__added_scan_free(struct wgf__added_scan *sc);
+/* The rule the automaton implements, by brute force (O(n_vocab) per call): the reference
+ * that tests and fuzzing compare wgf__added_at with. */
+int32_t wgf__added_rule_at(const struct wgf_tokenizer *t, const char *text, size_t len, size_t i, bool parse_special,
+                           const unsigned char *special_ok);
+
 /* ---- encoding (tokenizer.c) ---------------------------------------------------------- */
 /* wgf_tokenizer_encode_ex where, in addition to WGF_TOK_PARSE_SPECIAL, a control token
  * starting at byte i is recognized when special_ok[i] (special_ok may be NULL): chat
@@ -153,6 +215,10 @@ enum wgf_status wgf__pretok_split(const struct wgf_tokenizer *t, const char *tex
  * the seams are the same as for the whole string) without parsing the user's specials. */
 enum wgf_status wgf__tok_encode_masked(const struct wgf_tokenizer *t, const char *text, size_t len, unsigned flags,
                                        const unsigned char *special_ok, int32_t **ids, size_t *n, struct wgf_err *err);
+/* The same, adding the added-token matcher's automaton steps to *steps (tests). */
+enum wgf_status wgf__tok_encode_counted(const struct wgf_tokenizer *t, const char *text, size_t len, unsigned flags,
+                                        const unsigned char *special_ok, int32_t **ids, size_t *n, uint64_t *steps,
+                                        struct wgf_err *err);
 
 /* ---- id output buffer (tokenizer_vocab.c) -------------------------------------------- */
 struct wgf__ids {

@@ -12,13 +12,10 @@
  * hash maps
  * ====================================================================================== */
 
-static uint64_t hash_bytes(const char *s, size_t n)
+static size_t home_slot(const struct wgf__idmap *m, const char *s, size_t n)
 {
-    uint64_t h = wgf__fnv1a(s, n);
-    return h ^ (h >> 29);
+    return (size_t)wgf_hash_bytes(&m->hk, s, n) & m->mask;
 }
-
-static uint64_t hash_u64(uint64_t x) { return wgf__mix64(x); }
 
 /* Capacity: a power of two ≥ 2n, so probes stay short. */
 static bool map_capacity(size_t n, size_t *cap)
@@ -47,6 +44,7 @@ static enum wgf_status idmap_init(struct wgf__idmap *m, size_t n, bool by_dec, s
     memset(m->slot, 0xFF, bytes); /* all -1 */
     m->mask   = cap - 1;
     m->by_dec = by_dec;
+    m->hk     = wgf_hash_process_key();
     return WGF_OK;
 }
 
@@ -56,7 +54,7 @@ static void idmap_put(struct wgf__idmap *m, const struct wgf__tok_entry *ents, i
     const char *k;
     size_t      n;
     entry_key(&ents[id], m->by_dec, &k, &n);
-    size_t i = (size_t)hash_bytes(k, n) & m->mask;
+    size_t i = home_slot(m, k, n);
     for (;; i = (i + 1) & m->mask) {
         int32_t s = m->slot[i];
         if (s < 0) {
@@ -73,7 +71,7 @@ static void idmap_put(struct wgf__idmap *m, const struct wgf__tok_entry *ents, i
 int32_t wgf__idmap_get(const struct wgf__idmap *m, const struct wgf__tok_entry *ents, const char *key, size_t len)
 {
     if (!m->slot) return -1;
-    size_t i = (size_t)hash_bytes(key, len) & m->mask;
+    size_t i = home_slot(m, key, len);
     for (;; i = (i + 1) & m->mask) {
         int32_t s = m->slot[i];
         if (s < 0) return -1;
@@ -81,6 +79,36 @@ int32_t wgf__idmap_get(const struct wgf__idmap *m, const struct wgf__tok_entry *
         size_t      sn;
         entry_key(&ents[s], m->by_dec, &sk, &sn);
         if (sn == len && memcmp(sk, key, len) == 0) return s;
+    }
+}
+
+/* Displacement of the key in slot i from its home slot, plus one: the slots a lookup visits. */
+WGF_WRAPS static size_t probes_at(size_t i, size_t home, size_t mask) { return ((i - home) & mask) + 1; }
+
+void wgf__idmap_stats(const struct wgf__idmap *m, const struct wgf__tok_entry *ents, struct wgf__map_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    for (size_t i = 0; m->slot && i <= m->mask; i++) {
+        if (m->slot[i] < 0) continue;
+        const char *k;
+        size_t      n;
+        entry_key(&ents[m->slot[i]], m->by_dec, &k, &n);
+        size_t p = probes_at(i, home_slot(m, k, n), m->mask);
+        st->n++;
+        st->probes += p;
+        if (p > st->max_probes) st->max_probes = p;
+    }
+}
+
+void wgf__pairmap_stats(const struct wgf__pairmap *m, struct wgf__map_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    for (size_t i = 0; m->key && i <= m->mask; i++) {
+        if (m->key[i] == UINT64_MAX) continue;
+        size_t p = probes_at(i, wgf__pair_home(m, m->key[i]), m->mask);
+        st->n++;
+        st->probes += p;
+        if (p > st->max_probes) st->max_probes = p;
     }
 }
 
@@ -98,6 +126,7 @@ enum wgf_status wgf__tok_reserve_merges(struct wgf_tokenizer *t, size_t n, const
     memset(m->key, 0xFF, kb);
     m->mask  = cap - 1;
     m->count = 0;
+    m->hk    = wgf_hash_process_key();
     return WGF_OK;
 }
 
@@ -124,7 +153,7 @@ enum wgf_status wgf__tok_add_merge(struct wgf_tokenizer *t, const char *a, size_
     if (!m->key || m->count >= (m->mask + 1) / 2)
         return wgf_fail(err, WGF_ERR_INTERNAL, "%s: merge map not reserved", src);
     uint64_t key = ((uint64_t)(uint32_t)ia << 32) | (uint32_t)ib;
-    size_t   i   = (size_t)hash_u64(key) & m->mask;
+    size_t   i   = wgf__pair_home(m, key);
     for (;; i = (i + 1) & m->mask) {
         if (m->key[i] == key) return WGF_OK; /* a repeated pair keeps its first (best) rank */
         if (m->key[i] == UINT64_MAX) break;
@@ -317,20 +346,6 @@ enum wgf_status wgf__tok_index(struct wgf_tokenizer *t, const char *src, struct 
     return WGF_OK;
 }
 
-struct added_key {
-    unsigned char first;
-    uint32_t      len;
-    int32_t       id;
-};
-
-static int added_cmp(const void *pa, const void *pb)
-{
-    const struct added_key *a = pa, *b = pb;
-    if (a->first != b->first) return a->first < b->first ? -1 : 1;
-    if (a->len != b->len) return a->len > b->len ? -1 : 1; /* longest first */
-    return a->id < b->id ? -1 : a->id > b->id;
-}
-
 static const char *const eog_names[] = {"<|im_end|>", "<|eot_id|>", "<|end|>", "<|endoftext|>", "<|end_of_text|>",
                                         "<|eom_id|>", "</s>"};
 
@@ -361,34 +376,8 @@ enum wgf_status wgf__tok_finish(struct wgf_tokenizer *t, const char *src, struct
     }
 
     /* Added tokens: matched in the text before the model sees it. */
-    size_t n = 0;
-    for (size_t i = 0; i < t->n_vocab; i++) {
-        int32_t ty = t->ents[i].type;
-        if ((ty == WGF_TOKEN_CONTROL || ty == WGF_TOKEN_USER_DEFINED || ty == WGF_TOKEN_UNKNOWN) && t->ents[i].str_len)
-            n++;
-    }
-    struct added_key *keys = n ? calloc(n, sizeof *keys) : NULL; /* calloc: overflow-checked */
-    t->added               = calloc(n ? n : 1, sizeof *t->added);
-    if ((n && !keys) || !t->added) {
-        free(keys);
-        return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", src);
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < t->n_vocab; i++) {
-        const struct wgf__tok_entry *e  = &t->ents[i];
-        int32_t                      ty = e->type;
-        if ((ty == WGF_TOKEN_CONTROL || ty == WGF_TOKEN_USER_DEFINED || ty == WGF_TOKEN_UNKNOWN) && e->str_len)
-            keys[k++] = (struct added_key){(unsigned char)e->str[0], e->str_len, (int32_t)i};
-    }
-    if (n) qsort(keys, n, sizeof *keys, added_cmp);
-    memset(t->added_first, 0, sizeof t->added_first);
-    for (size_t i = 0; i < n; i++) {
-        t->added[i] = keys[i].id;
-        t->added_first[keys[i].first + 1]++;
-    }
-    for (int b = 0; b < 256; b++) t->added_first[b + 1] += t->added_first[b];
-    t->n_added = n;
-    free(keys);
+    enum wgf_status st = wgf__added_build(t, src, err);
+    if (st) return st;
 
     /* End-of-generation set: EOS, EOT and the conventional end-of-turn tokens. */
     t->n_eog = 0;
@@ -418,7 +407,7 @@ void wgf_tokenizer_free(struct wgf_tokenizer *t)
     free(t->merges.key);
     free(t->merges.rank);
     free(t->merges.id);
-    free(t->added);
+    wgf__added_free(&t->added);
     wgf__pretok_free(t);
     free(t);
 }

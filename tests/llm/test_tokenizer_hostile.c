@@ -64,30 +64,12 @@ static void test_long_runs_bpe(struct wgf_t *t)
 /* SentencePiece: the same runs on a small hand-built vocabulary. */
 static void test_long_runs_spm(struct wgf_t *t)
 {
-    const char *toks[256 + 12];
-    char        bytes[256][7];
-    int32_t     types[256 + 12];
-    float       scores[256 + 12];
-    size_t      nt = 0;
-    toks[nt] = "<unk>", types[nt] = WGF_TOKEN_UNKNOWN, scores[nt++] = 0;
-    for (unsigned b = 0; b < 256; b++) {
-        snprintf(bytes[b], sizeof bytes[b], "<0x%02X>", b);
-        toks[nt] = bytes[b], types[nt] = WGF_TOKEN_BYTE, scores[nt++] = 0;
-    }
     const char *pieces[] = {"▁", "a", "aa", "aaaa", "▁▁", "▁▁▁▁", "^", "^^", "\n"};
-    for (size_t i = 0; i < 9; i++) toks[nt] = pieces[i], types[nt] = WGF_TOKEN_NORMAL, scores[nt] = -(float)i, nt++;
-    struct wgf_tok_spec spec;
-    wgf_tok_spec_init(&spec);
-    spec.model    = WGF_TOK_MODEL_SPM;
-    spec.n_tokens = nt;
-    spec.tokens   = toks;
-    spec.types    = types;
-    spec.scores   = scores;
-    spec.unk_id   = 0;
-    spec.source   = "runs-spm.gguf";
+    float       scores[9];
+    for (size_t i = 0; i < 9; i++) scores[i] = -(float)i;
     struct wgf_err        err = {0};
-    struct wgf_tokenizer *tok = NULL;
-    if (!wgf_t_check(t, wgf_tokenizer_from_spec(&spec, &tok, &err) == WGF_OK, "SPM run vocab", "%s", err.msg)) return;
+    struct wgf_tokenizer *tok = tt_spm_bytes(pieces, NULL, scores, 9, "runs-spm.gguf", &err);
+    if (!wgf_t_check(t, tok != NULL, "SPM run vocab", "%s", err.msg)) return;
     size_t n   = 1u << 20;
     char  *buf = malloc(n);
     const char fill[] = {'a', '^', '\n', ' '};

@@ -158,4 +158,35 @@ static inline bool tt_mini_json(const char *path, const char *pre, const char *c
     return rc == 0;
 }
 
+/* An SPM tokenizer from a spec: <unk> (id 0), the byte tokens <0x00>..<0xFF> (ids 1..256),
+ * then `extra` (types and scores may be NULL: NORMAL, 0). NULL on failure (err set). */
+static inline struct wgf_tokenizer *tt_spm_bytes(const char *const *extra, const int32_t *types, const float *scores,
+                                                 size_t n_extra, const char *source, struct wgf_err *err)
+{
+    size_t       n   = 257 + n_extra;
+    const char **tok = malloc(n * sizeof *tok);
+    int32_t     *ty  = malloc(n * sizeof *ty);
+    float       *sc  = calloc(n, sizeof *sc);
+    char (*bytes)[8] = malloc(256 * sizeof *bytes);
+    struct wgf_tokenizer *t = NULL;
+    if (tok && ty && sc && bytes) {
+        tok[0] = "<unk>", ty[0] = WGF_TOKEN_UNKNOWN;
+        for (int b = 0; b < 256; b++) {
+            snprintf(bytes[b], sizeof bytes[b], "<0x%02X>", b);
+            tok[1 + b] = bytes[b], ty[1 + b] = WGF_TOKEN_BYTE;
+        }
+        for (size_t i = 0; i < n_extra; i++) {
+            tok[257 + i] = extra[i], ty[257 + i] = types ? types[i] : WGF_TOKEN_NORMAL;
+            if (scores) sc[257 + i] = scores[i];
+        }
+        struct wgf_tok_spec spec;
+        wgf_tok_spec_init(&spec);
+        spec.model = WGF_TOK_MODEL_SPM, spec.n_tokens = n, spec.tokens = tok, spec.types = ty, spec.scores = sc;
+        spec.unk_id = 0, spec.source = source;
+        if (wgf_tokenizer_from_spec(&spec, &t, err) != WGF_OK) t = NULL;
+    }
+    free(tok), free(ty), free(sc), free(bytes);
+    return t;
+}
+
 #endif
