@@ -22,7 +22,8 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_odr_violation=0:de
 
 # ---- fuzzing (clang libFuzzer + ASan + UBSan; targets in fuzz/) -------------------------------
 # Limits (RELIABILITY.md): inputs up to 64 KiB (2 KiB for tokenize, whose cost is ~1.4 us per
-# prompt byte under ASan; long prompts are covered by the item-25 tests), so "2x input + 1 MiB" is at most 1.125 MiB and
+# prompt byte under ASan; long prompts are covered by the item-25 tests; 1 KiB for added_tokens,
+# whose brute-force reference costs O(vocabulary) per text byte), so "2x input + 1 MiB" is at most 1.125 MiB and
 # -malloc_limit_mb=1 fails any single allocation >= 1 MiB (libFuzzer's limit is per
 # allocation, in whole MiB); -rss_limit_mb=2048; 10 s per input. New corpus entries go to
 # $(BUILD_FUZZ)/corpus/<target> (kept between runs); crashes to $(BUILD_FUZZ)/crashes/<target>/;
@@ -30,7 +31,7 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_odr_violation=0:de
 # seconds, executions, result) for the cumulative counts in docs/reliability.md.
 BUILD_FUZZ   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= gguf_parse gguf_vocab safetensors_parse tokenizer_json tokenize config_json argv
+FUZZ_TARGETS ?= gguf_parse gguf_vocab safetensors_parse tokenizer_json tokenize config_json argv policy_load added_tokens
 FUZZ_FLAGS    = -malloc_limit_mb=1 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
 FUZZ_CFLAGS   = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_ENV      = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_odr_violation=0 \
@@ -82,7 +83,7 @@ fuzz: fuzz-build
 	@failed=""; for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(BUILD_FUZZ)/corpus/$$t $(BUILD_FUZZ)/crashes/$$t fuzz/regressions/$$t; \
 	  extra="-max_len=65536"; [ $$t = argv ] && extra="$$extra -close_fd_mask=3"; \
-	  [ $$t = tokenize ] && extra="-max_len=2048"; \
+	  [ $$t = tokenize ] && extra="-max_len=2048"; [ $$t = added_tokens ] && extra="-max_len=1024"; \
 	  echo "[fuzz] $$t for $(FUZZ_SECONDS) s"; \
 	  $(FUZZ_ENV) $(BUILD_FUZZ)/fuzz/fuzz_$$t $(FUZZ_FLAGS) $$extra -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(BUILD_FUZZ)/crashes/$$t/ $(BUILD_FUZZ)/corpus/$$t fuzz/corpus/$$t fuzz/regressions/$$t \

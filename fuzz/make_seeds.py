@@ -250,6 +250,57 @@ def argv_seeds():
     out(t, "tokenize", a(7, "-m", "x", "-p", "hello", "--parse-special"))
 
 
+def policy_seeds():
+    """sim eval policy files (issue 11): valid ones for each workload with a policy file, and
+    one per field the loader checks against the workload."""
+    t = "policy_load"
+    def pol(workload, shape, n, params=None, extra=""):
+        ps = params if params is not None else ["%.9g" % (0.01 * (i % 17) - 0.08) for i in range(n)]
+        return "wgfuse-sim-policy 1\nworkload %s\nshape %s\nparams %d\n%s%s" % (workload, shape, n, "".join(p + "\n" for p in ps), extra)
+    def n_params(i, h, o): return h * i + h + o * h + o
+    out(t, "valid_cartpole_4_8_2", pol("cartpole", "4 8 2 0", n_params(4, 8, 2)))
+    out(t, "valid_acrobot_6_16_3", pol("acrobot", "6 16 3 0", n_params(6, 16, 3)))
+    out(t, "valid_mountaincar_fb2", pol("MountainCar-v0", "4 8 5 2", n_params(4, 8, 5)))
+    out(t, "valid_cartpole_h64_fb4", pol("cartpole", "8 64 6 4", n_params(8, 64, 6)))
+    out(t, "issue11_rastrigin_8_params", pol("rastrigin", "0 8 0 0", 8, [str(i + 1) for i in range(8)]))
+    out(t, "issue11_finsim", pol("finsim", "8 16 6 2", n_params(8, 16, 6)))
+    out(t, "issue11_hidden_100", pol("cartpole", "4 100 2 0", n_params(4, 100, 2)))
+    out(t, "issue11_feedback_5", pol("cartpole", "9 8 7 5", n_params(9, 8, 7)))
+    out(t, "issue11_wrong_n_in", pol("cartpole", "5 8 2 0", n_params(5, 8, 2)))
+    out(t, "issue11_params_short", pol("cartpole", "4 8 2 0", 58, ["1", "2"]))
+    out(t, "issue11_params_count", pol("cartpole", "4 8 2 0", 57))
+    out(t, "issue11_shape_overflow", pol("cartpole", "4 99999999999999999999 2 0", 58))
+    out(t, "issue11_nan", pol("cartpole", "4 1 2 0", 9, ["1"] * 8 + ["nan"]))
+    out(t, "issue11_inf_overflow", pol("cartpole", "4 1 2 0", 9, ["1"] * 8 + ["1e39"]))
+    out(t, "issue11_trailing", pol("cartpole", "4 1 2 0", 9, ["1"] * 9, "10\n"))
+    out(t, "issue11_nul", pol("cartpole", "4 1 2 0", 9, ["1"] * 9) + "\0junk")
+    out(t, "issue11_version", pol("cartpole", "4 1 2 0", 9).replace("policy 1", "policy 2"))
+    out(t, "issue11_not_a_policy", "not a policy")
+    out(t, "empty", "")
+
+
+def added_token_seeds():
+    """The added-token matcher (issue 11): byte 0 flags (bit 0 parse_special, bit 1 a
+    scaffolding mask, bits 2-4 its run length - 1, bit 5 mask starts on), token lines
+    (type letter c/u/k + bytes), an empty line, then the text."""
+    t = "added_tokens"
+    def seed(flags, toks, text):
+        enc = lambda x: x if isinstance(x, bytes) else x.encode()
+        return bytes([flags]) + b"".join(enc(k) + b"\n" for k in toks) + b"\n" + enc(text)
+    chat = ["c<|im_start|>", "c<|im_end|>", "c<|endoftext|>", "u<think>", "u</think>"]
+    out(t, "chatml_text", seed(0, chat, "<|im_start|>user\nhi<think>x</think><|im_end|>\n"))
+    out(t, "chatml_special", seed(1, chat, "<|im_start|>user\nhi<|im_end|><|im_end|x<|im_start|>"))
+    out(t, "chatml_mask", seed(2 | (3 << 2) | 32, chat, "<|im_start|>user\n<|im_end|>hello<|im_start|>assistant\n"))
+    out(t, "longest_and_ties", seed(1, ["c<|a|>", "u<|a|>x", "u<|", "ca|>", "u<|a|>", "cab", "ub", "c<|a|>x"],
+                                     "<|a|>x<|a|><|a|ab<|a|>xb<|ab<|a|>"))
+    out(t, "unknown_type", seed(1, ["k<unk>", "c<s>", "c</s>"], "<s>a<unk>b</s><s"))
+    out(t, "nested_suffixes", seed(1, ["ca", "caa", "caaa", "caaaa", "ub", "uab", "uaab"], "aaaaabaaabab" * 4))
+    out(t, "near_misses", seed(1, ["c<t%03d>" % i for i in range(40)], "<t00<t001<t001><<<<t03x>" * 6))
+    out(t, "long_token", seed(3, ["u" + "q" * 300, "c" + "q" * 299 + "s"], "q" * 700 + "s" + "q" * 40))
+    out(t, "invalid_utf8_token", seed(1, [b"c\xff"], "x"))
+    out(t, "empty", b"\x00")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="wgf_seeds_")
     try:
@@ -281,6 +332,8 @@ def main():
         tokenizer_json_seeds(hf)
         prompt_seeds()
         argv_seeds()
+        policy_seeds()
+        added_token_seeds()
     finally:
         shutil.rmtree(tmp)
 

@@ -24,6 +24,8 @@ DECL(tokenizer_json)
 DECL(tokenize)
 DECL(config_json)
 DECL(argv)
+DECL(policy_load)
+DECL(added_tokens)
 int wgf_fuzz_tokenize_init(int *argc, char ***argv);
 
 static const struct {
@@ -32,7 +34,7 @@ static const struct {
 } targets[] = {
     {"gguf_parse", wgf_fuzz_gguf_parse},   {"gguf_vocab", wgf_fuzz_gguf_vocab},   {"safetensors_parse", wgf_fuzz_safetensors_parse},
     {"tokenizer_json", wgf_fuzz_tokenizer_json}, {"tokenize", wgf_fuzz_tokenize}, {"config_json", wgf_fuzz_config_json},
-    {"argv", wgf_fuzz_argv},
+    {"argv", wgf_fuzz_argv}, {"policy_load", wgf_fuzz_policy_load}, {"added_tokens", wgf_fuzz_added_tokens},
 };
 
 static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
