@@ -11,47 +11,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_run.h"
 #include "harness.h"
 
-static const char *cli;
 static char        dir[512];
 
-struct out {
-    int  rc;
-    char se[16384];
-};
+static void run(struct cli_out *o, const char *args) { cli_run(o, dir, args); }
 
-/* `timeout 120 cli ARGS`; stdout to dir/stdout, stderr captured (exit 124: it hung). */
-static void run(struct out *o, const char *args)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "{ timeout 120 '%s' %s 2>&1 >'%s/stdout' </dev/null; }", cli, args, dir);
-    o->rc = wgf_t_run(cmd, o->se, sizeof o->se);
-}
-
-static int lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
-
-static long stdout_bytes(void)
-{
-    char        p[600];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/stdout", dir);
-    return stat(p, &st) == 0 ? (long)st.st_size : -1;
-}
+static long stdout_bytes(void) { return cli_stdout_bytes(dir); }
 
 /* Exit `rc`, one line on stderr containing `want`. */
 static void expect(struct wgf_t *t, const char *args, int rc, const char *want)
 {
-    struct out o;
+    struct cli_out o;
     run(&o, args);
     char name[300];
     snprintf(name, sizeof name, "%.200s -> exit %d, one line", args, rc);
-    wgf_t_check(t, o.rc == rc && lines(o.se) == 1 && strstr(o.se, want), name, "rc %d: %s", o.rc, o.se);
+    wgf_t_check(t, o.rc == rc && cli_lines(o.se) == 1 && strstr(o.se, want), name, "rc %d: %s", o.rc, o.se);
 }
 
 static void lists(struct wgf_t *t)
@@ -79,7 +55,7 @@ static void lists(struct wgf_t *t)
     expect(t, "sim trace cartpole --actions 0,1,7", 2, "--actions: '7' is not an integer in [0, 1]");
     wgf_t_check(t, stdout_bytes() == 0, "sim trace with a bad action prints no CSV", "%ld bytes on stdout", stdout_bytes());
     /* help is answered everywhere (issue 10 fixed these two; kept here as regressions) */
-    struct out o;
+    struct cli_out o;
     run(&o, "llm bench --help");
     wgf_t_check(t, o.rc == 0 && stdout_bytes() > 0 && !o.se[0], "llm bench --help: usage on stdout, exit 0", "rc %d: %s",
                 o.rc, o.se);
@@ -108,7 +84,7 @@ static void sim_flags(struct wgf_t *t)
     snprintf(p, sizeof p, "%s/tiny.policy", dir);
     write_file(p, "wgfuse-sim-policy 1\nworkload cartpole\nshape 4 1 2 0\nparams 9\n0 0 0 0 0 0 0 0 0\n");
     snprintf(a, sizeof a, "sim eval '%s' --episodes 4", p);
-    struct out o;
+    struct cli_out o;
     run(&o, a);
     wgf_t_check(t, o.rc == 0, "sim eval --episodes 4: runs (no GA settings apply to an evaluation)", "rc %d: %s", o.rc, o.se);
 
@@ -125,7 +101,6 @@ static void sim_flags(struct wgf_t *t)
 int main(void)
 {
     struct wgf_t t = {0};
-    cli            = wgf_t_cli();
     wgf_t_tmpdir("hostile_args", dir, sizeof dir);
     lists(&t);
     sim_flags(&t);

@@ -3,7 +3,7 @@
  * file, sized before reading, named in the error) and for every output (a regular file is
  * replaced atomically, a character device or FIFO written through, anything else refused).
  *
- * Every command runs under `timeout 30`: a reader that waits on a FIFO or reads /dev/zero
+ * Every command runs under `timeout` (cli_run.h): a reader that waits on a FIFO or reads /dev/zero
  * until memory runs out fails the check with exit 124 instead of hanging the suite. */
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,32 +16,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_run.h"
 #include "harness.h"
 
-static const char *cli;
 static char        dir[512];
 
-struct out {
-    int  rc;
-    char se[8192];
-};
-
-/* `timeout 30 cli ARGS`, stdout discarded, stderr captured (exit 124: it hung). */
-static void run(struct out *o, const char *args)
-{
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "{ timeout 30 '%s' %s 2>&1 >/dev/null </dev/null; }", cli, args);
-    o->rc = wgf_t_run(cmd, o->se, sizeof o->se);
-}
+static void run(struct cli_out *o, const char *args) { cli_run(o, dir, args); }
 
 /* One refusal: exit 1, one line naming `path` and saying `what`. */
 static void expect_refusal(struct wgf_t *t, const char *name, const char *args, const char *path, const char *what)
 {
-    struct out o;
+    struct cli_out o;
     run(&o, args);
-    int nl = 0;
-    for (const char *p = o.se; *p; p++) nl += *p == '\n';
-    wgf_t_check(t, o.rc == 1 && nl == 1 && strstr(o.se, path) && strstr(o.se, what), name, "rc %d: %s", o.rc, o.se);
+    wgf_t_check(t, o.rc == 1 && cli_lines(o.se) == 1 && strstr(o.se, path) && strstr(o.se, what), name, "rc %d: %s", o.rc, o.se);
 }
 
 static void path_in(char *buf, size_t cap, const char *name) { snprintf(buf, cap, "%s/%s", dir, name); }
@@ -152,7 +139,7 @@ static void char_device(char *buf, size_t cap)
 static void outputs(struct wgf_t *t, const char *model)
 {
     char dev[700], p[700], a[4096];
-    struct out o;
+    struct cli_out o;
     char_device(dev, sizeof dev);
 
     /* --logits-out to a character device: written through, never replaced */
@@ -218,11 +205,10 @@ static void outputs(struct wgf_t *t, const char *model)
 int main(void)
 {
     struct wgf_t t = {0};
-    cli            = wgf_t_cli(); /* a missing binary fails make-test-model below */
     wgf_t_tmpdir("special_files", dir, sizeof dir);
     char model[700], a[1024];
     path_in(model, sizeof model, "m");
-    struct out o;
+    struct cli_out o;
     snprintf(a, sizeof a, "llm make-test-model --arch qwen2 -o '%s'", model);
     run(&o, a);
     if (!wgf_t_check(&t, o.rc == 0, "make-test-model", "rc %d: %s", o.rc, o.se)) return wgf_t_finish(&t);
