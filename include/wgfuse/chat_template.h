@@ -7,6 +7,7 @@
 #ifndef WGFUSE_CHAT_TEMPLATE_H
 #define WGFUSE_CHAT_TEMPLATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,15 @@ enum wgf_chat_template {
  * else from arch_name ("qwen2", "phi3"), else WGF_CHAT_NONE. tok and arch_name may be NULL. */
 enum wgf_chat_template wgf_chat_template_detect(const struct wgf_tokenizer *tok, const char *arch_name);
 
+/* The built-in family a model's own Jinja chat template belongs to, from the markers it
+ * writes (<|im_start|> + <|im_end|>: ChatML; <|start_header_id|> + <|eot_id|>: Llama-3;
+ * <|user|> + <|assistant|> + <|end|>: Phi-3); WGF_CHAT_NONE when it is none of them. */
+enum wgf_chat_template wgf_chat_template_family(const char *jinja);
+/* False when tok carries its own chat template (wgf_tokenizer_chat_template) and `kind` is
+ * not its family (Qwen2's counts as ChatML): formatting with `kind` would not be what the
+ * model was trained on, and the caller should say so. True when tok has no template. */
+bool wgf_chat_template_fits(const struct wgf_tokenizer *tok, enum wgf_chat_template kind);
+
 /* Render system (NULL: none, or the model's default) and user text followed by the
  * assistant generation prompt. *out is malloc'd, NUL-terminated (caller frees). Text is
  * copied verbatim (may contain anything, including special-token strings: whether those
@@ -46,6 +56,13 @@ enum wgf_status wgf_chat_template_apply(enum wgf_chat_template kind, const char 
 enum wgf_status wgf_chat_template_encode(const struct wgf_tokenizer *tok, enum wgf_chat_template kind,
                                          const char *system, const char *user, unsigned flags, int32_t **ids,
                                          size_t *n, struct wgf_err *err);
+
+/* The same with the user text's length given: every byte of user[0..user_len) is encoded,
+ * NULs included (a prompt read from a file is bytes; the NUL-terminated form above stops at
+ * the first NUL). */
+enum wgf_status wgf_chat_template_encode_n(const struct wgf_tokenizer *tok, enum wgf_chat_template kind,
+                                           const char *system, const char *user, size_t user_len, unsigned flags,
+                                           int32_t **ids, size_t *n, struct wgf_err *err);
 
 /* "none", "chatml", "qwen2", "llama3", "phi3"; and back (WGF_ERR_ARG for an unknown name). */
 const char     *wgf_chat_template_name(enum wgf_chat_template kind);

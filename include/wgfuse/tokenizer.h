@@ -169,6 +169,14 @@ const char *wgf_tokenizer_token_str(const struct wgf_tokenizer *tok, int32_t id)
 enum wgf_tok_type wgf_tokenizer_token_type(const struct wgf_tokenizer *tok, int32_t id);
 /* Id of a token given its vocabulary string (any type), or -1. */
 int32_t wgf_tokenizer_find(const struct wgf_tokenizer *tok, const char *str);
+/* The model's own chat template (Jinja text) as its files give it: tokenizer_config.json's
+ * "chat_template" (a string, or the "default" entry of a list), a model directory's
+ * chat_template.jinja, or GGUF's tokenizer.chat_template. "" when the file has one in a form
+ * that is not read; NULL when there is none. Borrowed from tok. */
+const char *wgf_tokenizer_chat_template(const struct wgf_tokenizer *tok);
+/* Give tok a chat template (copied; len bytes, no NUL inside). */
+enum wgf_status wgf_tokenizer_set_chat_template(struct wgf_tokenizer *tok, const char *text, size_t len,
+                                                struct wgf_err *err);
 
 #ifdef __cplusplus
 }

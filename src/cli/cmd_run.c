@@ -157,6 +157,9 @@ struct run_io {
     struct wgf_npy_writer npy;
     bool                  npy_open;
     bool                  have_text; /* tokenizer present: print text, else ids */
+    size_t                tok_vocab; /* the tokenizer's ids                       */
+    uint32_t              model_vocab;
+    bool                  warned_no_text;
     struct wgf_err        err;
     bool                  failed;
 };
@@ -175,6 +178,14 @@ static int on_token(void *user, int32_t id)
     if (!io->have_text) {
         printf("%d ", (int)id);
         fflush(stdout);
+    } else if ((size_t)id >= io->tok_vocab && !io->warned_no_text) {
+        /* a padded model vocabulary (Qwen2.5: 151936 rows, 151665 tokens) can sample a row
+         * the tokenizer has no text for: say so once instead of printing nothing silently */
+        io->warned_no_text = true;
+        fflush(stdout);
+        fprintf(stderr, "\nwgfuse: warning: generated id %d is past the tokenizer's %zu ids (the model has %u): it has no "
+                        "text and prints nothing; later ones are not reported\n",
+                (int)id, io->tok_vocab, io->model_vocab);
     }
     return wgf_cli_interrupt_pending(); /* SIGINT/SIGTERM: stop after this token */
 }
@@ -188,6 +199,20 @@ static int on_logits(void *user, const float *logits, uint32_t n, uint32_t n_voc
         return 1;
     }
     return 0;
+}
+
+/* The model's own chat template is not the family the prompt is formatted with: say what
+ * is done instead of formatting silently. */
+static void warn_template(const char *model, const struct wgf_tokenizer *tok, enum wgf_chat_template kind)
+{
+    if (wgf_chat_template_fits(tok, kind)) return;
+    if (kind == WGF_CHAT_NONE)
+        fprintf(stderr, "wgfuse: warning: %s: the model's chat_template is none of the built-in families (chatml, "
+                        "llama3, phi3); the prompt is sent without a template\n", model);
+    else
+        fprintf(stderr, "wgfuse: warning: %s: the model's chat_template is not the built-in '%s' family; the prompt is "
+                        "formatted with the built-in '%s' template anyway (--no-template sends the text as is)\n",
+                model, wgf_chat_template_name(kind == WGF_CHAT_QWEN2 ? WGF_CHAT_CHATML : kind), wgf_chat_template_name(kind));
 }
 
 int wgf_cmd_run(int argc, char **argv)
@@ -238,11 +263,18 @@ int wgf_cmd_run(int argc, char **argv)
             goto out;
         }
         const char            *text  = file_text ? file_text : o.prompt ? o.prompt : "";
+        size_t                 len   = file_text ? file_len : strlen(text);
         unsigned               flags = WGF_TOK_ADD_BOS | (o.parse_special ? WGF_TOK_PARSE_SPECIAL : 0);
         enum wgf_chat_template kind  = o.no_template ? WGF_CHAT_NONE : wgf_chat_template_detect(tok, wgf_arch_str(c->arch));
-        enum wgf_status        s;
-        if (kind != WGF_CHAT_NONE) s = wgf_chat_template_encode(tok, kind, o.system, text, flags, &ids, &n_ids, &err);
-        else s = wgf_tokenizer_encode_ex(tok, text, file_text ? file_len : strlen(text), flags, &ids, &n_ids, &err);
+        if (!o.no_template) warn_template(o.model, tok, kind);
+        size_t nuls = 0;
+        for (const char *p = text; (p = memchr(p, 0, len - (size_t)(p - text))) != NULL; p++) nuls++;
+        if (nuls)
+            fprintf(stderr, "wgfuse: warning: %s: the prompt holds %zu NUL byte%s; each is encoded like any other byte "
+                            "(nothing is cut)\n", o.prompt_file, nuls, nuls == 1 ? "" : "s");
+        enum wgf_status s;
+        if (kind != WGF_CHAT_NONE) s = wgf_chat_template_encode_n(tok, kind, o.system, text, len, flags, &ids, &n_ids, &err);
+        else s = wgf_tokenizer_encode_ex(tok, text, len, flags, &ids, &n_ids, &err);
         if (s != WGF_OK) {
             wgf_cli_error("%s", err.msg);
             goto out;
@@ -250,8 +282,15 @@ int wgf_cmd_run(int argc, char **argv)
     }
     for (size_t i = 0; i < n_ids; i++)
         if ((uint32_t)ids[i] >= (uint32_t)c->vocab_size) {
-            wgf_cli_error("--tokens: id %d is outside the vocabulary [0, %d) of %s", (int)ids[i], c->vocab_size, o.model);
-            rc = 2;
+            if (o.tokens) {
+                wgf_cli_error("--tokens: id %d is outside the vocabulary [0, %d) of %s", (int)ids[i], c->vocab_size, o.model);
+                rc = 2;
+            } else { /* the model's own tokenizer gave it: a model/tokenizer mismatch, not a usage error */
+                const char *ts = wgf_tokenizer_token_str(tok, ids[i]);
+                wgf_cli_error("%s: prompt token %zu is id %d ('%.40s') from the tokenizer, outside the model's vocabulary "
+                              "[0, %d): the tokenizer (%zu ids) does not belong to these weights",
+                              o.model, i, (int)ids[i], ts ? ts : "?", c->vocab_size, wgf_tokenizer_vocab_size(tok));
+            }
             goto out;
         }
     if (n_ids == 0) {
@@ -294,6 +333,8 @@ int wgf_cmd_run(int argc, char **argv)
         gp.all_logits = true;
     }
     io.have_text                = tok != NULL;
+    io.tok_vocab                = wgf_tokenizer_vocab_size(tok);
+    io.model_vocab              = be.n_vocab;
     struct wgf_gen_callbacks cb = {.user = &io, .on_token = on_token, .on_text = on_text,
                                    .on_logits = o.logits_out ? on_logits : NULL};
     struct wgf_gen_stats     stats;

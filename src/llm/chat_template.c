@@ -56,10 +56,11 @@ static void put(struct render *r, const char *s, size_t n, bool scaffold)
 
 static void tmpl(struct render *r, const char *s) { put(r, s, strlen(s), true); }
 
-/* Message text; Llama-3's template trims it (`message['content'] | trim`). */
-static void msg(struct render *r, const char *s, bool trim)
+/* Message text of n bytes (NULs included: a prompt file is bytes, and cutting it at the
+ * first NUL once dropped 2,325 of 2,402 tokens without a word); Llama-3's template trims
+ * it (`message['content'] | trim`). */
+static void msg_n(struct render *r, const char *s, size_t n, bool trim)
 {
-    size_t n = strlen(s);
     if (trim) {
         while (n && strchr(" \t\n\r\f\v", s[0])) s++, n--;
         while (n && strchr(" \t\n\r\f\v", s[n - 1])) n--;
@@ -67,33 +68,35 @@ static void msg(struct render *r, const char *s, bool trim)
     put(r, s, n, false);
 }
 
-static enum wgf_status render(enum wgf_chat_template kind, const char *system, const char *user, struct render *r,
-                              struct wgf_err *err)
+static void msg(struct render *r, const char *s, bool trim) { msg_n(r, s, strlen(s), trim); }
+
+static enum wgf_status render(enum wgf_chat_template kind, const char *system, const char *user, size_t user_len,
+                              struct render *r, struct wgf_err *err)
 {
     memset(r, 0, sizeof *r);
     if (!user) return wgf_fail(err, WGF_ERR_ARG, "chat template: NULL user text");
     switch (kind) {
-    case WGF_CHAT_NONE: msg(r, user, false); break;
+    case WGF_CHAT_NONE: msg_n(r, user, user_len, false); break;
     case WGF_CHAT_QWEN2:
         if (!system) system = qwen2_default_system;
         /* fall through */
     case WGF_CHAT_CHATML:
         if (system) tmpl(r, "<|im_start|>system\n"), msg(r, system, false), tmpl(r, "<|im_end|>\n");
         tmpl(r, "<|im_start|>user\n");
-        msg(r, user, false);
+        msg_n(r, user, user_len, false);
         tmpl(r, "<|im_end|>\n<|im_start|>assistant\n");
         break;
     case WGF_CHAT_LLAMA3:
         if (system)
             tmpl(r, "<|start_header_id|>system<|end_header_id|>\n\n"), msg(r, system, true), tmpl(r, "<|eot_id|>");
         tmpl(r, "<|start_header_id|>user<|end_header_id|>\n\n");
-        msg(r, user, true);
+        msg_n(r, user, user_len, true);
         tmpl(r, "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
         break;
     case WGF_CHAT_PHI3:
         if (system) tmpl(r, "<|system|>\n"), msg(r, system, false), tmpl(r, "<|end|>\n");
         tmpl(r, "<|user|>\n");
-        msg(r, user, false);
+        msg_n(r, user, user_len, false);
         tmpl(r, "<|end|>\n<|assistant|>\n");
         break;
     default: return wgf_fail(err, WGF_ERR_ARG, "chat template: unknown kind %d", (int)kind);
@@ -114,7 +117,7 @@ enum wgf_status wgf_chat_template_apply(enum wgf_chat_template kind, const char 
     if (!out) return wgf_fail(err, WGF_ERR_ARG, "chat template: NULL output");
     *out = NULL;
     struct render   r;
-    enum wgf_status st = render(kind, system, user, &r, err);
+    enum wgf_status st = render(kind, system, user, user ? strlen(user) : 0, &r, err);
     if (st) return st;
     free(r.scaffold);
     *out = r.text;
@@ -125,9 +128,16 @@ enum wgf_status wgf_chat_template_encode(const struct wgf_tokenizer *tok, enum w
                                          const char *system, const char *user, unsigned flags, int32_t **ids,
                                          size_t *n, struct wgf_err *err)
 {
+    return wgf_chat_template_encode_n(tok, kind, system, user, user ? strlen(user) : 0, flags, ids, n, err);
+}
+
+enum wgf_status wgf_chat_template_encode_n(const struct wgf_tokenizer *tok, enum wgf_chat_template kind,
+                                           const char *system, const char *user, size_t user_len, unsigned flags,
+                                           int32_t **ids, size_t *n, struct wgf_err *err)
+{
     if (!tok || !ids || !n) return wgf_fail(err, WGF_ERR_ARG, "chat template: NULL argument");
     struct render   r;
-    enum wgf_status st = render(kind, system, user, &r, err);
+    enum wgf_status st = render(kind, system, user, user_len, &r, err);
     if (st) return st;
     st = wgf__tok_encode_masked(tok, r.text, r.len, flags, r.scaffold, ids, n, err);
     free(r.text);
@@ -152,6 +162,24 @@ enum wgf_chat_template wgf_chat_template_detect(const struct wgf_tokenizer *tok,
     if (qwen) return WGF_CHAT_QWEN2;
     if (arch && strcmp(arch, "phi3") == 0) return WGF_CHAT_PHI3;
     return WGF_CHAT_NONE;
+}
+
+enum wgf_chat_template wgf_chat_template_family(const char *jinja)
+{
+    if (!jinja) return WGF_CHAT_NONE;
+    if (strstr(jinja, "<|im_start|>") && strstr(jinja, "<|im_end|>")) return WGF_CHAT_CHATML;
+    if (strstr(jinja, "<|start_header_id|>") && strstr(jinja, "<|eot_id|>")) return WGF_CHAT_LLAMA3;
+    if (strstr(jinja, "<|user|>") && strstr(jinja, "<|assistant|>") && strstr(jinja, "<|end|>")) return WGF_CHAT_PHI3;
+    return WGF_CHAT_NONE;
+}
+
+bool wgf_chat_template_fits(const struct wgf_tokenizer *tok, enum wgf_chat_template kind)
+{
+    const char *own = wgf_tokenizer_chat_template(tok);
+    if (!own) return true; /* nothing to contradict */
+    enum wgf_chat_template fam = wgf_chat_template_family(own);
+    if (fam == WGF_CHAT_CHATML && kind == WGF_CHAT_QWEN2) return true; /* Qwen2's is ChatML */
+    return fam != WGF_CHAT_NONE && fam == kind;
 }
 
 static const char *const names[] = {"none", "chatml", "qwen2", "llama3", "phi3"};

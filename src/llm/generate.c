@@ -9,6 +9,7 @@
  * Timing (wgf_gen_stats): prefill = the prompt forward(s); time to first token = start
  * to the first sampled id (prefill + one sampling); decode = first sampled id to the last
  * sampled id, i.e. n_generated-1 steps of (forward + sample). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -132,6 +133,29 @@ static bool is_eos(const struct wgf_gen_params *p, const struct wgf_tokenizer *t
     return tok && wgf_tokenizer_is_eog(tok, id);
 }
 
+/* ---- non-finite logits ------------------------------------------------------------------- */
+
+/* A forward that produced NaN or an infinity (NaN/Inf weights, an overflow) gives nothing a
+ * sampler or a .npy reader can use: NaN/Inf weights once wrote an all-NaN --logits-out and
+ * exited 0. Checked on every row the host sees, before any callback gets it. */
+static enum wgf_status check_logits(const float *l, uint32_t n_rows, uint32_t V, uint32_t pos0, struct wgf_err *err)
+{
+    for (uint32_t r = 0; r < n_rows; r++) {
+        const float *row = l + (size_t)r * V;
+        uint32_t     bad = 0, nan = 0;
+        for (uint32_t i = 0; i < V; i++) {
+            bad += isfinite(row[i]) ? 0u : 1u;
+            nan += isnan(row[i]) ? 1u : 0u;
+        }
+        if (bad)
+            return wgf_fail(err, WGF_ERR_FORMAT,
+                            "logits at position %u: %u of %u are not finite (%u NaN, %u infinite): the weights hold "
+                            "NaN/Inf or the forward overflowed; no token or logits are produced from them",
+                            pos0 + r, bad, V, nan, bad - nan);
+    }
+    return WGF_OK;
+}
+
 /* ---- the loop ---------------------------------------------------------------------------- */
 
 /* What happens to every sampled id, whichever side sampled it. */
@@ -227,13 +251,15 @@ enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokeniz
         for (uint32_t done = 0; done < n_prompt; done += rows) {
             uint32_t n = n_prompt - done < rows ? n_prompt - done : rows;
             if ((st = b->forward(b, prompt + done, n, done, logits, true, err))) goto done;
+            if ((st = check_logits(logits, n, V, done, err))) goto done;
             if (cb && cb->on_logits && cb->on_logits(cb->user, logits, n, V)) {
                 stats->stop_reason = "callback";
                 goto done;
             }
             if (done + n == n_prompt && n > 1) memmove(logits, logits + (size_t)(n - 1) * V, (size_t)V * sizeof *logits);
         }
-    } else if ((st = b->forward(b, prompt, n_prompt, 0, on_device ? NULL : logits, false, err))) {
+    } else if ((st = b->forward(b, prompt, n_prompt, 0, on_device ? NULL : logits, false, err)) ||
+               (!on_device && (st = check_logits(logits, 1, V, n_prompt - 1, err)))) {
         goto done;
     }
     double t1         = wgf_llm_now();
@@ -253,6 +279,7 @@ enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokeniz
             /* settings the device sampler does not run: the host samples, from the logits */
             st = b->forward(b, prompt + n_prompt - 1, 1, n_prompt - 1, logits, false, err);
             on_device = false;
+            if (!st) st = check_logits(logits, 1, V, n_prompt - 1, err);
             if (st) goto done;
         } else {
             if (!st) st = d.st;
@@ -278,7 +305,7 @@ enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokeniz
             break;
         }
         /* decode: evaluate the sampled token at position `at` */
-        if ((st = b->forward(b, &id, 1, at, logits, false, err))) {
+        if ((st = b->forward(b, &id, 1, at, logits, false, err)) || (st = check_logits(logits, 1, V, at, err))) {
             /* e.g. device lost: the tokens so far are the output, so the text held back
              * for them still goes out; the forward's error is what the caller gets */
             struct wgf_err scratch = {0};

@@ -338,3 +338,19 @@ int32_t wgf_tokenizer_find(const struct wgf_tokenizer *t, const char *str)
     if (!t || !str) return -1;
     return wgf__idmap_get(&t->by_str, t->ents, str, strlen(str));
 }
+
+const char *wgf_tokenizer_chat_template(const struct wgf_tokenizer *t) { return t ? t->chat_template : NULL; }
+
+enum wgf_status wgf_tokenizer_set_chat_template(struct wgf_tokenizer *t, const char *text, size_t len,
+                                                struct wgf_err *err)
+{
+    if (!t || (!text && len)) return wgf_fail(err, WGF_ERR_ARG, "tokenizer_set_chat_template: NULL argument");
+    if (len && memchr(text, 0, len)) return wgf_fail(err, WGF_ERR_FORMAT, "chat template contains a NUL byte");
+    char *c = malloc(len + 1);
+    if (!c) return wgf_fail(err, WGF_ERR_NOMEM, "chat template: out of memory for %zu bytes", len);
+    if (len) memcpy(c, text, len);
+    c[len] = 0;
+    free(t->chat_template);
+    t->chat_template = c;
+    return WGF_OK;
+}

@@ -21,6 +21,35 @@
 #include "wgfuse/llm_run.h"
 #include "wgfuse/tokenizer.h"
 
+/* GGUF's tokenizer.chat_template, when the file has one ("" when it is not a plain string). */
+static enum wgf_status gguf_chat_template(const struct wgf_gguf *g, struct wgf_tokenizer *tok, struct wgf_err *err)
+{
+    const char *s;
+    size_t      n;
+    if (!tok || wgf_gguf_find(g, "tokenizer.chat_template") < 0) return WGF_OK;
+    struct wgf_err ignored = {0};
+    if (wgf_gguf_get_str(g, "tokenizer.chat_template", &s, &n, &ignored) != WGF_OK || memchr(s, 0, n)) s = "", n = 0;
+    return wgf_tokenizer_set_chat_template(tok, s, n, err);
+}
+
+/* A model directory's chat_template.jinja (newer Hugging Face repositories keep the template
+ * there instead of in tokenizer_config.json), when the tokenizer has none yet. */
+static enum wgf_status hf_chat_template(const char *dir, struct wgf_tokenizer *tok, struct wgf_err *err)
+{
+    if (!tok || wgf_tokenizer_chat_template(tok)) return WGF_OK;
+    size_t n = strlen(dir) + 32;
+    char  *p = malloc(n), *text = NULL;
+    if (!p) return wgf_fail(err, WGF_ERR_NOMEM, "%s: path", dir);
+    snprintf(p, n, "%s/chat_template.jinja", dir);
+    size_t          len;
+    enum wgf_status s = WGF_OK;
+    if (wgf_file_present(p) && (s = wgf_file_read(p, 1u << 20, "a chat template", &text, &len, err)) == WGF_OK)
+        s = wgf_tokenizer_set_chat_template(tok, text, len, err);
+    free(text);
+    free(p);
+    return s;
+}
+
 enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf_tokenizer **out, struct wgf_err *err)
 {
     *out = NULL;
@@ -32,6 +61,7 @@ enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf
         wgf_tok_spec_init(&spec);
         enum wgf_status s = wgf_gguf_tok_spec(g, &spec, &storage, err);
         if (!s) s = wgf_tokenizer_from_spec(&spec, out, err);
+        if (!s) s = gguf_chat_template(g, *out, err);
         free(storage);
         return s;
     }
@@ -47,6 +77,7 @@ enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf
     /* present, not "regular": a FIFO or a symlink loop named tokenizer.json is an error
      * naming it (util/file.h), never a silent "no tokenizer" */
     if (wgf_file_present(tj)) s = wgf_tokenizer_load_json(tj, wgf_file_present(tc) ? tc : NULL, out, err);
+    if (!s) s = hf_chat_template(m->path, *out, err);
     free(tj);
     free(tc);
     return s;
@@ -68,6 +99,7 @@ enum wgf_status wgf_llm_tokenizer_load_path(const char *path, struct wgf_tokeniz
         snprintf(tj, n, "%s/tokenizer.json", path);
         snprintf(tc, n, "%s/tokenizer_config.json", path);
         if (wgf_file_present(tj)) s = wgf_tokenizer_load_json(tj, wgf_file_present(tc) ? tc : NULL, tok, err);
+        if (!s) s = hf_chat_template(path, *tok, err);
     } else {
         size_t pl = strlen(path);
         if (pl >= 5 && strcmp(path + pl - 5, ".json") == 0) {
@@ -79,6 +111,7 @@ enum wgf_status wgf_llm_tokenizer_load_path(const char *path, struct wgf_tokeniz
                 void               *storage = NULL;
                 wgf_tok_spec_init(&spec);
                 if ((s = wgf_gguf_tok_spec(g, &spec, &storage, err)) == WGF_OK) s = wgf_tokenizer_from_spec(&spec, tok, err);
+                if (!s) s = gguf_chat_template(g, *tok, err);
                 free(storage);
             }
             wgf_gguf_close(g);

@@ -111,6 +111,7 @@ struct wgf_tokenizer {
     size_t               n_added;
     struct wgf__added_ac added;
 
+    char   *chat_template; /* the model's own Jinja template (owned), NULL when none */
     int32_t bos, eos, unk, pad, eot; /* -1 when absent */
     bool    add_bos;
     bool    add_space_prefix;  /* SPM: "▁" in front of text fragments           */

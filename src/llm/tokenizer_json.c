@@ -355,6 +355,23 @@ static enum wgf_status load_merges(const char *path, json_t *model, struct wgf_t
     return st;
 }
 
+/* tokenizer_config.json's "chat_template": a string, or a list of {"name", "template"} whose
+ * "default" entry is the chat template. Present in another form: "" (declared, not read). */
+static enum wgf_status config_chat_template(const char *cfg_path, json_t *cfg, struct wgf_tokenizer *t,
+                                           struct wgf_err *err)
+{
+    json_t *ct = json_object_get(cfg, "chat_template");
+    if (!ct || json_is_null(ct)) return WGF_OK;
+    for (size_t i = 0; json_is_array(ct) && i < json_array_size(ct); i++) {
+        json_t *e = json_array_get(ct, i);
+        if (json_is_string(json_object_get(e, "name")) && !strcmp(json_string_value(json_object_get(e, "name")), "default"))
+            ct = json_object_get(e, "template");
+    }
+    enum wgf_status st = json_is_string(ct) ? wgf_tokenizer_set_chat_template(t, json_string_value(ct), json_string_length(ct), err)
+                                            : wgf_tokenizer_set_chat_template(t, "", 0, err);
+    return st ? wgf_err_prefix(err, "%s: chat_template", cfg_path), st : WGF_OK;
+}
+
 static enum wgf_status apply_config(const char *path, const char *cfg_path, json_t *root, struct wgf_tokenizer *t,
                                     struct wgf_err *err)
 {
@@ -381,6 +398,7 @@ static enum wgf_status apply_config(const char *path, const char *cfg_path, json
         if (!st && ab && !json_is_boolean(ab))
             st = wgf_fail(err, WGF_ERR_FORMAT, "%s: add_bos_token is not a boolean", cfg_path);
         if (!st && ab) t->add_bos = json_is_true(ab);
+        if (!st) st = config_chat_template(cfg_path, cfg, t, err);
         json_decref(cfg);
         if (st) return st;
     }

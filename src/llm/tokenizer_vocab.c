@@ -409,6 +409,7 @@ void wgf_tokenizer_free(struct wgf_tokenizer *t)
     free(t->merges.id);
     wgf__added_free(&t->added);
     wgf__pretok_free(t);
+    free(t->chat_template);
     free(t);
 }
 
