@@ -13,10 +13,16 @@
 //             | 2 w  (N, KCS) 16-byte weight chunks read (KCS >= KC: row stride)
 // fragments:  lib_reduce_*, lib_wchunk, lib_rows
 // injected:   WG, TPR, GPW, RPG (<= 4), NIT, SGS, WF16, KC, KCS, N, ROW0, ACCUM (const prelude:
-//             wgf_matvec_prelude + the caller)
+//             wgf_matvec_prelude + the caller); overrides WOFF (lib_rows; default 0: rows start
+//             at chunk WOFF of the binding, so a plan reads a few rows of a stored matrix, e.g.
+//             k of W_qkv, without a binding offset) and SILU_EVEN (default false: y = silu(W x)
+//             on even rows, the gate rows of the interleaved gate/up matrix: the fused plan's
+//             gate + up + SiLU in one dispatch). Both are constant-folded at pipeline creation.
 @group(0) @binding(0) var<storage, read_write> y: array<f32>;       // (ROW0 + N) f32
 @group(0) @binding(1) var<storage, read>       x: array<vec4<f32>>; // (KC * EPC / 4) f32
 @group(0) @binding(2) var<storage, read>       w: array<vec4<u32>>; // (N, KCS) chunks
+
+override SILU_EVEN: bool = false;
 
 fn xin(i: u32) -> vec4<f32> {
     return x[i];
@@ -33,10 +39,14 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
         for (var j = 0u; j < RPG; j++) {
             let r = row0 + j;
             if (r < N) {
+                var v = s[j];
+                if (SILU_EVEN && r % 2u == 0u) {
+                    v = v / (1.0 + exp(-v));
+                }
                 if (ACCUM) {
-                    y[ROW0 + r] += s[j];
+                    y[ROW0 + r] += v;
                 } else {
-                    y[ROW0 + r] = s[j];
+                    y[ROW0 + r] = v;
                 }
             }
         }

@@ -13,13 +13,17 @@
 // and using them it calls the kernel's xprep(li) (the RMSNorm statistic of the norm roles,
 // which has workgroup barriers: every invocation calls rows_run), so the loads are in flight
 // meanwhile. The weight chunks stay in a function-local array (registers).
+// override WOFF (default 0): the rows start at chunk WOFF of `w`, so a plan reads a few rows of
+// a stored matrix (k of W_qkv) without a binding offset; constant-folded at pipeline creation.
+override WOFF: u32 = 0u;
+
 fn rows_run(row0: u32, n: u32, lane: u32, li: u32) -> vec4<f32> {
     var wv: array<vec4<u32>, NIT * RPG>;
     for (var i = 0u; i < NIT; i++) {
         let c = min(lane + i * TPR, KC - 1u);
         for (var j = 0u; j < RPG; j++) {
             // rows past n re-read row n - 1 (their sums are not stored)
-            wv[i * RPG + j] = w[min(row0 + j, n - 1u) * KCS + c];
+            wv[i * RPG + j] = w[WOFF + min(row0 + j, n - 1u) * KCS + c];
         }
     }
     xprep(li);

@@ -8,6 +8,10 @@
  *                 grid and cost, appended to a schedule
  *   plan_roles.c  the plan: the schedules of a decode step and of a prefill chunk, reading
  *                 top to bottom like cpu-ref's forward (src/llm/forward_ref.c)
+ *   gr_ops.c      the elementary-op emitters and activations of the ops / fused plans
+ *   plan_ops.c    plans ops and fused: a decode layer one dispatch per eager-framework op
+ *                 (fused: plus exactly three fusions); plan_mega.c: the plan mega, every
+ *                 layer of a token in one dispatch of one workgroup (docs/fusion.md)
  *   backend_roles.c  the backend: init, forward (host tokens), decode (tokens sampled and
  *                 fed back on the GPU, several steps per submit), profile
  *
@@ -98,10 +102,52 @@ enum gr_sched {
     GR_S_COUNT
 };
 
+/* The granularity of a decode layer: the fusion dial (docs/fusion.md). Everything else (the
+ * weights, the embedding, the LM head, the samplers, the decode loop) is the same code in
+ * every plan. */
+enum gr_plan {
+    GR_PLAN_ROLES, /* ~5 hand-written roles per layer (plan_roles.c)                        */
+    GR_PLAN_OPS,   /* one dispatch per elementary op of an eager framework (plan_ops.c)     */
+    GR_PLAN_FUSED, /* ops + RMSNorm 6->1, gate+up+SiLU 3->1, K+V 2->1 (plan_ops.c)          */
+    GR_PLAN_MEGA   /* every layer in one dispatch of one workgroup (plan_mega.c)            */
+};
+
+/* The activations of the ops and fused plans, one buffer per tensor an eager framework
+ * would allocate (f32; vectors zero padded to 16; pair order as W_qkv's rows, lib_pairs). */
+struct gr_ops {
+    wgf_buffer *sq;            /* (dimp) x^2                                               */
+    wgf_buffer *mean, *var, *rstd; /* (1) mean(x^2), + eps, rsqrt                         */
+    wgf_buffer *xs, *xn;       /* (dimp) x * rstd; the normed input: xs * weight          */
+    wgf_buffer *q, *qb;        /* (q_dim) Wq xn, + bq (pair order)                        */
+    wgf_buffer *kv, *kvb;      /* (2 kv_dim) [Wk xn; Wv xn], + [bk; bv] (k in pair order) */
+    wgf_buffer *rc, *rn, *rh, *rs; /* (q_dim) RoPE: x cos, -x2 (q_dim / 2), rotate_half(x), rotate_half(x) sin */
+    wgf_buffer *qr, *kr;       /* (q_dim), (kv_dim) rotated q and k (pair order)          */
+    wgf_buffer *s, *ss, *sm;   /* (n_heads, n_ctx) scores, scaled, masked                 */
+    wgf_buffer *max, *sum;     /* (n_heads) softmax row max, row sum                      */
+    wgf_buffer *e, *p;         /* (n_heads, n_ctx) exp(s - max), probabilities            */
+    wgf_buffer *o, *x2;        /* (dimp) Wo att; x + o (the residual after attention)     */
+    wgf_buffer *gate, *up, *sg;/* (hidp) W_gate xn, W_up xn, silu(gate)                   */
+    wgf_buffer *gu;            /* (2 hidp) fused: [silu(gate_i), up_i] interleaved        */
+    wgf_buffer *d;             /* (dimp) W_down h                                         */
+};
+
+/* The mega plan's state: its KV cache (every layer in one binding), scratch and the table
+ * that says where each layer's weights are (plan_mega.c). */
+struct gr_mega {
+    wgf_buffer *kv;    /* (n_layers, 2, n_ctx, kv_dim) f32: k then v of each layer          */
+    wgf_buffer *sc;    /* scratch f32: xn (dimp) | q (q_dim) | att (q_dim) | h (hidp)       */
+    wgf_buffer *tab;   /* u32: per layer, vector offsets and every matrix part              */
+    uint32_t    wg;    /* invocations of the one workgroup                                  */
+    uint32_t    mp;    /* row parts per matrix in the table (the most any matrix has)       */
+    uint32_t    na;    /* weight arenas the layers use (the kernel binds these)             */
+};
+
 #define GR_MAX_MM 32 /* distinct matmul row counts (indirect grid slots)                  */
 
 struct gr {
     wgf_ctx                    *ctx; /* borrowed                                              */
+    enum gr_plan                plan;
+    const char                 *name; /* the backend's name, for messages ("gpu-roles")       */
     const struct wgf_llm_model *m;
     struct wgf_llm_config       c;
     bool                        f16;  /* weights packed f16 (else f32)                        */
@@ -157,6 +203,8 @@ struct gr {
     uint32_t      mm_bn[GR_MAX_MM], mm_bm[GR_MAX_MM], mm_ks[GR_MAX_MM];
     uint32_t      n_mm;
     uint32_t      all_logits_made; /* GR_S_ALL_LOGITS exists                              */
+    struct gr_ops ops;             /* GR_PLAN_OPS, GR_PLAN_FUSED                            */
+    struct gr_mega mega;           /* GR_PLAN_MEGA                                          */
 };
 
 /* gr_weights.c */
@@ -168,6 +216,31 @@ enum wgf_status gr_state_all_logits(struct gr *g, struct wgf_err *err);
 void            gr_state_free(struct gr *g);
 enum wgf_status gr_buf(struct gr *g, const char *label, uint64_t bytes, unsigned usage, wgf_buffer **out,
                        struct wgf_err *err);
+/* gr_weights.c: the decode kernel layout of `rows` rows of kc chunks (paired: two rows per
+ * output, as attn_qkv and ffn_gate_up read them) */
+struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired);
+
+/* gr_kernels.c: one step of a role, for emitters in other files. Fill role/label with
+ * gr_step_label, then the prelude (gr_prelude_model, or gr_prelude_shapes after a kernel's
+ * own workgroup constants), bindings, grid and cost; gr_step_emit makes the pipeline and bind
+ * group and appends the step (it frees the prelude). */
+struct gr_step {
+    const char          *role;
+    char                 label[WGF_STEP_LABEL_MAX];
+    const char          *frags[3];
+    struct wgf_binding   b[10];
+    int                  nb;
+    uint32_t             gx, gy, gz;
+    int                  slot; /* < 0: the direct grid gx x gy x gz; else the prefill indirect slot */
+    struct wgf_step_cost cost;
+    const struct wgf_constant *k; /* override constants (NULL: none)                    */
+    int                  nk;
+};
+void            gr_step_label(const struct gr *g, struct gr_step *st, const char *role, const char *variant);
+void            gr_prelude_model(const struct gr *g, struct wgf_prelude *p, struct wgf_matvec_cfg cfg);
+void            gr_prelude_shapes(const struct gr *g, struct wgf_prelude *p);
+enum wgf_status gr_step_emit(const struct gr *g, wgf_schedule *s, struct gr_step *st, struct wgf_prelude *p,
+                             struct wgf_err *err);
 
 /* gr_kernels.c: emitters, each appends one role's step(s) to schedule s */
 enum gr_xsrc { GR_X_DECODE, GR_X_PREFILL_LAST };
@@ -196,12 +269,51 @@ enum wgf_status gr_emit_silu_mul_rows(struct gr *g, wgf_schedule *s, struct wgf_
 #define GR_ARG_ATT 1u
 void gr_args_fill(const struct gr *g, uint32_t T, uint32_t pos0, uint32_t *args /* 3 * (2 + n_mm) */);
 
-/* plan_roles.c */
+/* gr_ops.c: the ops / fused activations and one emitter per elementary op (one dispatch
+ * each). A tensor is a buffer and an element offset; len 0 is a score row: the attended
+ * positions st.pos + 1, rows n_ctx apart. */
+struct gr_ref {
+    wgf_buffer *b;
+    uint32_t    off; /* elements */
+};
+enum gr_bcast {
+    GR_B_FULL,   /* b as a                                                                    */
+    GR_B_ROW,    /* one b per row (softmax's max and sum)                                    */
+    GR_B_SCALAR, /* one b (RMSNorm's rsqrt)                                                  */
+    GR_B_PAIRS   /* a: the even, b: the odd elements of one interleaved tensor (b.off = a.off + 1) */
+};
+enum wgf_status gr_ops_state(struct gr *g, struct wgf_err *err);
+enum wgf_status gr_op_unary(struct gr *g, wgf_schedule *s, const char *op_name, uint32_t op, float c, struct gr_ref y,
+                            struct gr_ref a, uint32_t rows, uint32_t len, struct wgf_err *err);
+enum wgf_status gr_op_binary(struct gr *g, wgf_schedule *s, const char *op_name, uint32_t op, struct gr_ref y,
+                             struct gr_ref a, struct gr_ref b, enum gr_bcast bc, uint32_t rows, uint32_t len,
+                             struct wgf_err *err);
+enum wgf_status gr_op_reduce(struct gr *g, wgf_schedule *s, const char *op_name, uint32_t op, struct gr_ref y,
+                             struct gr_ref a, uint32_t rows, uint32_t len, struct wgf_err *err);
+enum wgf_status gr_op_rope(struct gr *g, wgf_schedule *s, const char *op_name, uint32_t op, struct gr_ref y,
+                           struct gr_ref x, struct gr_ref n, uint32_t pair0, uint32_t n_pairs, struct wgf_err *err);
+enum wgf_status gr_op_kv_store(struct gr *g, wgf_schedule *s, int l, bool k, struct gr_ref t, struct wgf_err *err);
+enum wgf_status gr_op_attn_scores(struct gr *g, wgf_schedule *s, int l, struct gr_ref y, struct gr_ref q,
+                                  struct wgf_err *err);
+enum wgf_status gr_op_attn_values(struct gr *g, wgf_schedule *s, int l, wgf_buffer *out, struct gr_ref pr,
+                                  struct wgf_err *err);
+enum wgf_status gr_op_gemv(struct gr *g, wgf_schedule *s, const char *op_name, const struct gr_mat *w, uint32_t first,
+                           uint32_t stride, uint32_t n, bool silu_even, struct gr_ref y, wgf_buffer *x,
+                           struct wgf_err *err);
+enum wgf_status gr_op_rmsnorm(struct gr *g, wgf_schedule *s, wgf_buffer *y, wgf_buffer *x, struct gr_vec w,
+                              struct wgf_err *err);
+/* plan_ops.c: every decode layer one op per dispatch (fused: with the paper's three fusions) */
+enum wgf_status gr_plan_ops_layers(struct gr *g, wgf_schedule *s, bool fused, struct wgf_err *err);
+/* plan_mega.c: its state, then every decode layer in one dispatch */
+enum wgf_status gr_mega_state(struct gr *g, struct wgf_err *err);
+enum wgf_status gr_plan_mega_layers(struct gr *g, wgf_schedule *s, struct wgf_err *err);
+
+/* plan_roles.c (every plan: the shared schedules, and the layers by g->plan) */
 enum wgf_status gr_plan_build(struct gr *g, struct wgf_err *err);
 enum wgf_status gr_plan_all_logits(struct gr *g, struct wgf_err *err);
 void            gr_plan_free(struct gr *g);
 
-/* messages: "gpu-roles: <what>: <runtime's message>" */
+/* messages: "<backend name>: <what>: <runtime's message>" ("gpu-roles: ...") */
 enum wgf_status gr_fail(const struct gr *g, struct wgf_err *err, enum wgf_status s, const char *what);
 
 #endif

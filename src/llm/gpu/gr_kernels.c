@@ -14,7 +14,7 @@
 
 enum wgf_status gr_fail(const struct gr *g, struct wgf_err *err, enum wgf_status s, const char *what)
 {
-    return wgf_ctx_err(g->ctx, err, s, "gpu-roles: %s", what);
+    return wgf_ctx_err(g->ctx, err, s, "%s: %s", g->name ? g->name : "gpu-roles", what);
 }
 
 /* ---- the prelude every role gets ------------------------------------------------------ */
@@ -25,12 +25,19 @@ static struct wgf_matvec_cfg plain_cfg(void)
     return c;
 }
 
-static void pre_model(const struct gr *g, struct wgf_prelude *p, struct wgf_matvec_cfg cfg)
+void gr_prelude_model(const struct gr *g, struct wgf_prelude *p, struct wgf_matvec_cfg cfg)
 {
-    const struct wgf_llm_config *c = &g->c;
     if (g->sgs) wgf_prelude_text(p, "enable subgroups;");
     wgf_prelude_text(p, "// prelude rendered by src/llm/gpu/gr_kernels.c for this model");
     wgf_matvec_prelude(p, cfg, g->sgs, g->f16); /* status read at the end (wgf_prelude_status) */
+    gr_prelude_shapes(g, p);
+}
+
+/* The model's shapes and the step-state layout (every role; a kernel with its own workgroup
+ * constants takes this part alone). */
+void gr_prelude_shapes(const struct gr *g, struct wgf_prelude *p)
+{
+    const struct wgf_llm_config *c = &g->c;
 #define GR_PRE(name, v, why) wgf_prelude_u32(p, #name, v, why);
     GR_ST_LIST(GR_PRE)
     GR_SP_LIST(GR_PRE)
@@ -63,36 +70,24 @@ static void pre_model(const struct gr *g, struct wgf_prelude *p, struct wgf_matv
     wgf_prelude_u32(p, "NBEST", g->nbest, "argmax partials = lm_head workgroups");
 }
 
-/* A step of `role`: fragments appended to the prelude, pipeline, bind group, grid. slot < 0:
- * direct grid gx x gy x gz; else the prefill indirect slot. */
-struct gr_step {
-    const char         *role;
-    char                label[WGF_STEP_LABEL_MAX];
-    const char         *frags[3];
-    struct wgf_binding  b[10];
-    int                 nb;
-    uint32_t            gx, gy, gz;
-    int                 slot;
-    struct wgf_step_cost cost;
-};
-
-static enum wgf_status emit(const struct gr *g, wgf_schedule *s, struct gr_step *st, struct wgf_prelude *p,
-                            struct wgf_err *err)
+enum wgf_status gr_step_emit(const struct gr *g, wgf_schedule *s, struct gr_step *st, struct wgf_prelude *p,
+                             struct wgf_err *err)
 {
     enum wgf_status rs = WGF_OK;
     for (int i = 0; i < 3 && st->frags[i] && !rs; i++) rs = wgf_prelude_fragment(p, st->frags[i]);
     if (!rs) rs = wgf_prelude_status(p);
     if (rs) {
         wgf_prelude_free(p);
-        return wgf_fail(err, rs == WGF_ERR_NOMEM ? rs : WGF_ERR_INTERNAL, "gpu-roles: %s: prelude (%s)", st->label,
+        return wgf_fail(err, rs == WGF_ERR_NOMEM ? rs : WGF_ERR_INTERNAL, "%s: %s: prelude (%s)", g->name, st->label,
                         rs == WGF_ERR_NOMEM ? "out of memory" : "a fragment is not embedded");
     }
     const char *src = wgf_kernel_source(st->role);
     if (!src) {
         wgf_prelude_free(p);
-        return wgf_fail(err, WGF_ERR_INTERNAL, "gpu-roles: kernel '%s' is not embedded", st->role);
+        return wgf_fail(err, WGF_ERR_INTERNAL, "%s: kernel '%s' is not embedded", g->name, st->role);
     }
-    struct wgf_pipeline_desc d  = {.label = st->label, .wgsl = src, .prelude = p->s};
+    struct wgf_pipeline_desc d  = {
+        .label = st->label, .wgsl = src, .prelude = p->s, .constants = st->k, .n_constants = st->nk};
     wgf_pipeline            *pl = NULL;
     wgf_bind_group          *bg = NULL;
     enum wgf_status          r  = wgf_pipeline_get(g->ctx, &d, &pl);
@@ -104,13 +99,28 @@ static enum wgf_status emit(const struct gr *g, wgf_schedule *s, struct gr_step 
     return r ? gr_fail(g, err, r, st->label) : WGF_OK;
 }
 
-static void label(const struct gr *g, struct gr_step *st, const char *role, const char *variant)
+void gr_step_label(const struct gr *g, struct gr_step *st, const char *role, const char *variant)
 {
     st->role = role;
     snprintf(st->label, sizeof st->label, "%s%s%s_%s_%s", role, variant ? "_" : "", variant ? variant : "",
              g->f16 ? "f16" : "f32", g->sgs ? "sg" : "wg");
     st->slot = -1;
     st->gx = st->gy = st->gz = 1;
+}
+
+/* the short names the emitters below use */
+static void pre_model(const struct gr *g, struct wgf_prelude *p, struct wgf_matvec_cfg cfg)
+{
+    gr_prelude_model(g, p, cfg);
+}
+static void label(const struct gr *g, struct gr_step *st, const char *role, const char *variant)
+{
+    gr_step_label(g, st, role, variant);
+}
+static enum wgf_status emit(const struct gr *g, wgf_schedule *s, struct gr_step *st, struct wgf_prelude *p,
+                            struct wgf_err *err)
+{
+    return gr_step_emit(g, s, st, p, err);
 }
 
 static struct wgf_binding B(wgf_buffer *b, uint64_t off, uint64_t size) { return (struct wgf_binding){b, off, size}; }

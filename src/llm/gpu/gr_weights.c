@@ -114,7 +114,7 @@ static enum wgf_status place(struct gr *g, uint64_t bytes, uint32_t *arena, uint
  * (bench/RESULTS.md, `wgfuse bench matvec`): large matrices gain from 4 rows per group (each
  * x chunk serves 4 rows: lm_head f16 280 -> 188 us), small ones from more invocations per row
  * (fewer loads each, more workgroups: attn_output 5.3 -> 4.1 us). */
-static struct wgf_matvec_cfg pick_cfg(uint32_t kc, uint32_t rows, bool paired)
+struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
 {
     uint32_t rpg = paired ? 2 : 1, loads = 8;
     if (rows >= 16384) rpg = 4, loads = 16;
@@ -130,7 +130,7 @@ static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, u
     m->rows           = rows;
     m->cols           = cols;
     m->kc             = (cols + 15) / 16 * 16 / (g->f16 ? 8 : 4);
-    m->cfg            = pick_cfg(m->kc, rows, paired);
+    m->cfg            = gr_mat_cfg(m->kc, rows, paired);
     uint64_t row_bytes = (uint64_t)m->kc * 16;
     uint64_t per       = g->arena_cap / row_bytes;
     uint64_t grid_rows = 65535ull * m->cfg.gpw * m->cfg.rpg;
