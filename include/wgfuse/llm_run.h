@@ -99,8 +99,16 @@ struct wgf_llm_backend {
      * pos.. (each role timed in its own pass; added to *out). */
     enum wgf_status (*profile)(struct wgf_llm_backend *b, uint32_t pos, uint32_t n_steps, struct wgf_profile *out,
                                struct wgf_err *err);
+    /* Optional. GPU time of n_steps whole greedy decode steps at positions pos.., each
+     * recorded into one timed compute pass; *ns_per_step = their mean (0 without steps). */
+    enum wgf_status (*step_time)(struct wgf_llm_backend *b, uint32_t pos, uint32_t n_steps, double *ns_per_step,
+                                 struct wgf_err *err);
     uint32_t    dispatches_per_token; /* a greedy decode step (0: not a GPU plan)            */
-    const char *plan;                 /* the plan's name ("roles", "unfused"; NULL: cpu-ref) */
+    const char *plan;                 /* the plan's name ("roles", "ops", ...; NULL: cpu-ref) */
+    /* decode(): host seconds spent recording and submitting, and the decode steps they
+     * covered, added up over calls (the caller may zero them): host time per token */
+    double      decode_host_s;
+    uint64_t    decode_host_steps;
 };
 
 /* The plain-C reference: f32 accumulation over weights read in their stored dtype
@@ -121,10 +129,20 @@ extern const struct wgf_llm_backend wgf_llm_backend_gpu;
  * back to the next step (decode). Same contract as wgf_llm_backend_gpu. */
 extern const struct wgf_llm_backend wgf_llm_backend_gpu_roles;
 
-/* The backends by name: "cpu-ref", "gpu" (plan: "roles", the default, or "unfused").
- * NULL when unknown. */
+/* The other plans of the fusion dial (docs/fusion.md), the roles backend with other decode
+ * layers: "gpu-ops" (one dispatch per elementary op of an eager framework), "gpu-fused" (ops
+ * plus the dispatch paper's three fusions), "gpu-mega" (every layer of a token in one
+ * dispatch of one workgroup). Weights, embedding, LM head, samplers and the on-device decode
+ * loop are the roles plan's; the prompt runs token by token through the plan's own decode
+ * step. Same contract as wgf_llm_backend_gpu_roles. */
+extern const struct wgf_llm_backend wgf_llm_backend_gpu_ops;
+extern const struct wgf_llm_backend wgf_llm_backend_gpu_fused;
+extern const struct wgf_llm_backend wgf_llm_backend_gpu_mega;
+
+/* The backends by name: "cpu-ref", "gpu" (plan: "roles", the default, "ops", "fused", "mega"
+ * or "unfused"). NULL when unknown. */
 const struct wgf_llm_backend *wgf_llm_backend_find(const char *name, const char *plan);
-/* "cpu-ref, gpu" and "roles, unfused", for messages. */
+/* "cpu-ref, gpu" and "roles, ops, fused, mega, unfused", for messages. */
 const char *wgf_llm_backend_names(void);
 const char *wgf_llm_plan_names(void);
 

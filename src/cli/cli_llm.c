@@ -54,9 +54,13 @@ void wgf_cli_backend_usage(FILE *f)
     fprintf(f, "  --backend B            cpu-ref (default: the plain-C reference) or gpu (WebGPU; the global\n"
                "                         --adapter / --webgpu-lib pick the device)\n"
                "  --plan P               gpu: roles (default: ~5 fused kernel roles per layer, sampling on the\n"
-               "                         GPU) or unfused (one kernel role per dispatch, f32 weights)\n"
-               "  --weights f16|f32      gpu roles: weight format on the GPU (default f16, two per 32-bit word)\n"
-               "  --no-subgroups         gpu roles: reductions through workgroup memory (the fallback path)\n");
+               "                         GPU), the other points of the fusion dial on the same weights and\n"
+               "                         kernels: ops (one dispatch per eager-framework op), fused (ops + the\n"
+               "                         paper's 3 fusions), mega (every layer in one dispatch of one\n"
+               "                         workgroup); or unfused (the first GPU plan, one role per dispatch, f32)\n"
+               "  --weights f16|f32      gpu roles/ops/fused/mega: weight format on the GPU (default f16, two\n"
+               "                         per 32-bit word)\n"
+               "  --no-subgroups         gpu roles/ops/fused/mega: reductions through workgroup memory\n");
 }
 
 bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, const struct wgf_llm_model *m,
@@ -71,8 +75,8 @@ bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, co
         return false;
     }
     const struct wgf_llm_backend *proto = wgf_llm_backend_find(gpu ? "gpu" : "cpu-ref", b->plan);
-    if (gpu && proto != &wgf_llm_backend_gpu_roles && (b->weights_f32 || b->no_subgroups)) {
-        wgf_cli_error("--weights and --no-subgroups apply to --plan roles");
+    if (gpu && proto == &wgf_llm_backend_gpu && (b->weights_f32 || b->no_subgroups)) {
+        wgf_cli_error("--weights and --no-subgroups apply to the plans roles, ops, fused and mega");
         return false;
     }
     if (gpu) {

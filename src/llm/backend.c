@@ -11,6 +11,9 @@ struct entry {
 static const struct entry backends[] = {
     {"cpu-ref", NULL, &wgf_llm_backend_ref},
     {"gpu", "roles", &wgf_llm_backend_gpu_roles}, /* the first plan of a name is its default */
+    {"gpu", "ops", &wgf_llm_backend_gpu_ops},     /* the fusion dial (docs/fusion.md)       */
+    {"gpu", "fused", &wgf_llm_backend_gpu_fused},
+    {"gpu", "mega", &wgf_llm_backend_gpu_mega},
     {"gpu", "unfused", &wgf_llm_backend_gpu},
 };
 
@@ -25,4 +28,4 @@ const struct wgf_llm_backend *wgf_llm_backend_find(const char *name, const char 
 }
 
 const char *wgf_llm_backend_names(void) { return "cpu-ref, gpu"; }
-const char *wgf_llm_plan_names(void) { return "roles, unfused"; }
+const char *wgf_llm_plan_names(void) { return "roles, ops, fused, mega, unfused"; }

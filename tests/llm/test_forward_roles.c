@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "test_forward_model.h"
+#include "test_gpu_plans.h"
 #include "wgfuse/gpu.h"
 #include "wgfuse/llm_run.h"
 
@@ -34,45 +35,6 @@ struct variant {
     uint32_t    split;
     uint64_t    max_bind;
 };
-
-
-
-/* every matrix of the model rounded to f16 in place (the reference of the f16 variants) */
-static void round_f16(struct tm *tm)
-{
-    struct wgf_llm_weights *W = &tm->m.weights;
-    struct wgf_tensor      *mats[2 + 7 * 16];
-    int                     n = 0;
-    mats[n++]                 = &W->tok_embd;
-    if (W->lm_head.data != W->tok_embd.data) mats[n++] = &W->lm_head;
-    for (int l = 0; l < tm->m.cfg.n_layers; l++) {
-        struct wgf_layer_weights *L = &W->layers[l];
-        mats[n++] = &L->wq, mats[n++] = &L->wk, mats[n++] = &L->wv, mats[n++] = &L->wo;
-        mats[n++] = &L->w_gate, mats[n++] = &L->w_up, mats[n++] = &L->w_down;
-    }
-    for (int i = 0; i < n; i++) {
-        if (mats[i]->dtype != WGF_DT_F32) continue; /* f16 exact; bf16 values are f16-exact here */
-        float *d = (float *)(uintptr_t)mats[i]->data;
-        for (int64_t k = 0; k < wgf_tensor_nelems(mats[i]); k++) d[k] = wgf_f16_to_f32(wgf_f32_to_f16(d[k]));
-    }
-}
-
-struct ids {
-    int32_t id[64];
-    int     n;
-};
-static int on_token(void *u, int32_t id)
-{
-    struct ids *x = u;
-    if (x->n < 64) x->id[x->n] = id;
-    x->n++;
-    return 0;
-}
-static int on_logits_noop(void *u, const float *l, uint32_t n, uint32_t v)
-{
-    (void)u, (void)l, (void)n, (void)v;
-    return 0;
-}
 
 static enum wgf_status generate(struct wgf_llm_backend *b, const struct wgf_sampler_params *sp, const int32_t *prompt,
                                 uint32_t n_prompt, bool host_sampling, struct ids *out, struct wgf_err *err)
@@ -165,20 +127,10 @@ out:
     tm_free(tm);
 }
 
-static const struct tm_dims LLAMA3 = {.arch = WGF_ARCH_LLAMA, .dim = 64, .hidden = 160, .layers = 2, .heads = 4,
-                                      .kv_heads = 2, .head_dim = 16, .vocab = 512, .max_seq = 256,
-                                      .dtype = WGF_DT_F16, .tied = true, .scaling = WGF_ROPE_SCALING_LLAMA3};
-static const struct tm_dims QWEN2 = {.arch = WGF_ARCH_QWEN2, .dim = 64, .hidden = 96, .layers = 2, .heads = 8,
-                                     .kv_heads = 2, .head_dim = 8, .vocab = 600, .max_seq = 256,
-                                     .dtype = WGF_DT_BF16, .bias = true, .tied = false, .theta = 1000000.0f};
 /* wide enough that the prefill matmuls split K (q/k/v with bias, o_proj: 896 columns) */
 static const struct tm_dims QWEN2_WIDE = {.arch = WGF_ARCH_QWEN2, .dim = 896, .hidden = 128, .layers = 1, .heads = 8,
                                           .kv_heads = 2, .head_dim = 112, .vocab = 300, .max_seq = 256,
                                           .dtype = WGF_DT_BF16, .bias = true, .tied = true, .theta = 1000000.0f};
-static const struct tm_dims PHI3 = {.arch = WGF_ARCH_PHI3, .dim = 48, .hidden = 128, .layers = 2, .heads = 4,
-                                    .kv_heads = 4, .head_dim = 12, .vocab = 520, .max_seq = 128,
-                                    .dtype = WGF_DT_F32, .scaling = WGF_ROPE_SCALING_LONGROPE};
-
 int main(void)
 {
     struct wgf_t t = {0};

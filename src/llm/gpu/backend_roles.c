@@ -60,6 +60,14 @@ static enum wgf_status check_shapes(const struct gr *g, struct wgf_err *err)
     return WGF_OK;
 }
 
+static enum gr_plan plan_kind(const char *plan)
+{
+    if (plan && !strcmp(plan, "ops")) return GR_PLAN_OPS;
+    if (plan && !strcmp(plan, "fused")) return GR_PLAN_FUSED;
+    if (plan && !strcmp(plan, "mega")) return GR_PLAN_MEGA;
+    return GR_PLAN_ROLES;
+}
+
 static enum wgf_status gr_init(struct wgf_llm_backend *b, const struct wgf_llm_model *m,
                                const struct wgf_llm_backend_options *opt, struct wgf_err *err)
 {
@@ -78,6 +86,8 @@ static enum wgf_status gr_init(struct wgf_llm_backend *b, const struct wgf_llm_m
     if (!g) return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: state");
     b->impl   = g;
     g->ctx    = ctx;
+    g->name   = b->name;
+    g->plan   = plan_kind(b->plan);
     g->m      = m;
     g->c      = *c;
     g->f16    = !opt->weights_f32;
@@ -182,6 +192,18 @@ static enum wgf_status gr_forward(struct wgf_llm_backend *b, const int32_t *toke
         if ((s = write_state(g, pos, 1, pos + 1, err))) return s;
         const wgf_schedule *list[] = {g->s[GR_S_EMBED], layers_for(g, pos), g->s[GR_S_HEAD]};
         if ((s = submit(g, list, 3, what, err))) return s;
+    } else if (g->plan != GR_PLAN_ROLES) {
+        /* the plans of the fusion dial prefill token by token through their own decode step
+         * (one submit each; the RoPE table of the whole forward's length, as cpu-ref) */
+        for (uint32_t i = 0; i < n && !s; i++) {
+            bool                out    = all_logits || i + 1 == n;
+            const wgf_schedule *list[] = {g->s[GR_S_EMBED], layers_for(g, pos + i), g->s[GR_S_HEAD]};
+            if ((s = write_state(g, pos + i, 1, pos + n, err)) || (s = submit(g, list, out ? 3 : 2, what, err))) break;
+            if (all_logits && logits &&
+                (s = wgf_buffer_read(g->ctx, g->logits, 0, logits + (size_t)i * g->vocab, (size_t)g->vocab * 4)))
+                s = gr_fail(g, err, s, what);
+        }
+        if (s) return s;
     } else {
         if (all_logits && (s = gr_plan_all_logits(g, err))) return s;
         float *rows = all_logits ? malloc((size_t)GR_T_MAX * g->vp * sizeof *rows) : NULL;
@@ -283,6 +305,7 @@ static enum wgf_status gr_decode(struct wgf_llm_backend *b, const struct wgf_llm
             uint32_t      n  = submitted == 0 ? 1 : (n_max - submitted < steps ? n_max - submitted : steps);
             int           rb = (head + count) % GR_RING;
             wgf_recorder *r;
+            double        t0 = wgf_llm_now(); /* host time: recording and submitting */
             if ((s = wgf_recorder_begin(g->ctx, "llm.decode", NULL, &r))) break;
             for (uint32_t i = submitted; i < submitted + n && !s; i++) {
                 if (i > 0) { /* evaluate id i - 1 at position pos0 + i - 1 */
@@ -298,6 +321,8 @@ static enum wgf_status gr_decode(struct wgf_llm_backend *b, const struct wgf_llm
                 break;
             }
             if ((s = wgf_recorder_submit(r)) || (s = wgf_buffer_map_begin(g->ctx, g->rb[rb]))) break;
+            b->decode_host_s += wgf_llm_now() - t0;
+            b->decode_host_steps += submitted == 0 ? n - 1 : n; /* steps that ran the layers */
             q[rb]     = (struct inflight){submitted, n, rb};
             submitted += n;
             count++;
@@ -359,6 +384,21 @@ static enum wgf_status gr_decode(struct wgf_llm_backend *b, const struct wgf_llm
 
 /* ---- profile ------------------------------------------------------------------------------ */
 
+/* A greedy decode step at pos with token 0 (profile, step time): its state written, a
+ * recorder begun on timer tm; the caller records the step's schedules (list) and submits. */
+static enum wgf_status timed_step(struct gr *g, uint32_t pos, wgf_timer *tm, const char *label, wgf_recorder **r,
+                                  const wgf_schedule *list[4], struct wgf_err *err)
+{
+    int32_t         tok = 0;
+    enum wgf_status s;
+    wgf_timer_reset(tm);
+    if ((s = wgf_buffer_write(g->ctx, g->seq, (uint64_t)pos * 4, &tok, 4)) || (s = write_state(g, pos, 1, pos + 1, err)) ||
+        (s = wgf_recorder_begin(g->ctx, label, tm, r)))
+        return s;
+    list[0] = g->s[GR_S_EMBED], list[1] = layers_for(g, pos), list[2] = g->s[GR_S_HEAD], list[3] = g->s[GR_S_GREEDY];
+    return WGF_OK;
+}
+
 static enum wgf_status gr_profile(struct wgf_llm_backend *b, uint32_t pos, uint32_t n_steps, struct wgf_profile *out,
                                   struct wgf_err *err)
 {
@@ -371,13 +411,9 @@ static enum wgf_status gr_profile(struct wgf_llm_backend *b, uint32_t pos, uint3
     double                      ns[2048];
     for (uint32_t i = 0; i < n_steps && !s && pos + i < g->n_ctx; i++) {
         struct wgf_schedule_trace tr = {slots, 2048, 0};
-        int32_t                   tok = 0;
-        wgf_timer_reset(tm);
-        wgf_recorder *r;
-        if ((s = wgf_buffer_write(g->ctx, g->seq, (uint64_t)(pos + i) * 4, &tok, 4)) ||
-            (s = write_state(g, pos + i, 1, pos + i + 1, err)) || (s = wgf_recorder_begin(g->ctx, "llm.profile", tm, &r)))
-            break;
-        const wgf_schedule *list[] = {g->s[GR_S_EMBED], layers_for(g, pos + i), g->s[GR_S_HEAD], g->s[GR_S_GREEDY]};
+        wgf_recorder             *r;
+        const wgf_schedule       *list[4];
+        if ((s = timed_step(g, pos + i, tm, "llm.profile", &r, list, err))) break;
         for (int k = 0; k < 4 && !s; k++) s = wgf_schedule_record(list[k], r, &tr);
         if (s) {
             wgf_recorder_abandon(r);
@@ -391,15 +427,48 @@ static enum wgf_status gr_profile(struct wgf_llm_backend *b, uint32_t pos, uint3
     return s ? gr_fail(g, err, s, "profile") : WGF_OK;
 }
 
+/* GPU time of whole greedy decode steps, each recorded into one timed pass (no per-role pass
+ * boundaries: what a token costs the GPU, gaps between dependent dispatches included). */
+static enum wgf_status gr_step_time(struct wgf_llm_backend *b, uint32_t pos, uint32_t n_steps, double *ns_per_step,
+                                    struct wgf_err *err)
+{
+    struct gr *g = b->impl;
+    *ns_per_step = 0;
+    if (!g) return wgf_fail(err, WGF_ERR_ARG, "gpu-roles: backend not initialised");
+    wgf_timer      *tm;
+    enum wgf_status s = wgf_timer_create(g->ctx, "llm.step_time", 1, &tm);
+    if (s) return gr_fail(g, err, s, "step time");
+    double   sum = 0;
+    uint32_t i   = 0;
+    for (; i < n_steps && !s && pos + i < g->n_ctx; i++) {
+        double              ns = 0;
+        uint32_t            n  = 0;
+        wgf_recorder       *r;
+        const wgf_schedule *list[4];
+        if ((s = timed_step(g, pos + i, tm, "llm.step_time", &r, list, err))) break;
+        for (int k = 0; k < 4 && !s; k++) s = wgf_schedule_record(list[k], r, NULL);
+        if (s) {
+            wgf_recorder_abandon(r);
+            break;
+        }
+        if ((s = wgf_recorder_submit(r)) || (s = wgf_timer_read(g->ctx, tm, &ns, 1, &n))) break;
+        sum += ns;
+    }
+    wgf_timer_free(tm);
+    if (s) return gr_fail(g, err, s, "step time");
+    *ns_per_step = i ? sum / i : 0;
+    return WGF_OK;
+}
+
 static void gr_reset(struct wgf_llm_backend *b) { (void)b; /* positions are overwritten as they are evaluated */ }
 
-const struct wgf_llm_backend wgf_llm_backend_gpu_roles = {
-    .name    = "gpu-roles",
-    .init    = gr_init,
-    .forward = gr_forward,
-    .reset   = gr_reset,
-    .free    = gr_free,
-    .decode  = gr_decode,
-    .profile = gr_profile,
-    .plan    = "roles",
-};
+/* The plans of the fusion dial: one backend, the decode layers chosen by `plan` at init. */
+#define GR_BACKEND(backend_name, plan_name)                                                                            \
+    {                                                                                                                  \
+        .name = backend_name, .init = gr_init, .forward = gr_forward, .reset = gr_reset, .free = gr_free,              \
+        .decode = gr_decode, .profile = gr_profile, .step_time = gr_step_time, .plan = plan_name,                      \
+    }
+const struct wgf_llm_backend wgf_llm_backend_gpu_roles = GR_BACKEND("gpu-roles", "roles");
+const struct wgf_llm_backend wgf_llm_backend_gpu_ops   = GR_BACKEND("gpu-ops", "ops");
+const struct wgf_llm_backend wgf_llm_backend_gpu_fused = GR_BACKEND("gpu-fused", "fused");
+const struct wgf_llm_backend wgf_llm_backend_gpu_mega  = GR_BACKEND("gpu-mega", "mega");

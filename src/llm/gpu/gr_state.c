@@ -75,7 +75,7 @@ enum wgf_status gr_state_create(struct gr *g, struct wgf_err *err)
     const uint64_t  T = GR_T_MAX, d4 = g->hd / 4;
     char            lb[64];
     enum wgf_status s;
-    for (int l = 0; l < g->c.n_layers; l++) {
+    for (int l = 0; l < g->c.n_layers && g->plan != GR_PLAN_MEGA; l++) { /* mega: one cache (plan_mega.c) */
         uint64_t kv = (uint64_t)g->n_ctx * g->kv_dim * 4;
         snprintf(lb, sizeof lb, "llm.blk%d.kv_cache_k", l);
         if ((s = gr_buf(g, lb, kv, WGF_BUF_STORAGE, &g->L[l].kc, err))) return s;

@@ -1,4 +1,6 @@
-/* wgfuse — the "roles" plan: about five hand-written kernel roles per layer.
+/* wgfuse — the "roles" plan: about five hand-written kernel roles per layer; and
+ * gr_plan_build, the schedules every plan shares (embedding, LM head, samplers), with the
+ * decode layers of the plan the backend was opened with (plan_ops.c, plan_mega.c).
  *
  * Read it as the GPU twin of cpu-ref's forward (src/llm/forward_ref.c): each schedule below
  * is the ordered list of the role dispatches of one step, built once at init (pipelines,
@@ -91,11 +93,25 @@ enum wgf_status gr_plan_build(struct gr *g, struct wgf_err *err)
     g->n_mm = 0;
     if ((r = sched(g, GR_S_EMBED, "llm.embed", err)) || (r = gr_emit_embed(g, g->s[GR_S_EMBED], g->x, false, err)))
         return r;
-    if ((r = sched(g, GR_S_LAYERS, "llm.layers", err)) || (r = plan_decode_layers(g, g->s[GR_S_LAYERS], false, err)))
-        return r;
-    if (g->n_split > 1 && ((r = sched(g, GR_S_LAYERS_LONG, "llm.layers_long", err)) ||
-                           (r = plan_decode_layers(g, g->s[GR_S_LAYERS_LONG], true, err))))
-        return r;
+    /* the decode layers: the one thing the plans of the fusion dial do differently */
+    if ((r = sched(g, GR_S_LAYERS, "llm.layers", err))) return r;
+    switch (g->plan) {
+    case GR_PLAN_ROLES:
+        if ((r = plan_decode_layers(g, g->s[GR_S_LAYERS], false, err))) return r;
+        if (g->n_split > 1 && ((r = sched(g, GR_S_LAYERS_LONG, "llm.layers_long", err)) ||
+                               (r = plan_decode_layers(g, g->s[GR_S_LAYERS_LONG], true, err))))
+            return r;
+        break;
+    case GR_PLAN_OPS:
+    case GR_PLAN_FUSED:
+        if ((r = gr_ops_state(g, err)) ||
+            (r = gr_plan_ops_layers(g, g->s[GR_S_LAYERS], g->plan == GR_PLAN_FUSED, err)))
+            return r;
+        break;
+    case GR_PLAN_MEGA:
+        if ((r = gr_mega_state(g, err)) || (r = gr_plan_mega_layers(g, g->s[GR_S_LAYERS], err))) return r;
+        break;
+    }
     if ((r = sched(g, GR_S_HEAD, "llm.head", err)) || (r = gr_emit_lm_head(g, g->s[GR_S_HEAD], GR_X_DECODE, err)))
         return r;
     if ((r = sched(g, GR_S_GREEDY, "llm.sample_greedy", err)) ||
@@ -106,6 +122,9 @@ enum wgf_status gr_plan_build(struct gr *g, struct wgf_err *err)
         return r;
     if ((r = sched(g, GR_S_TOPK, "llm.sample_topk", err)) || (r = gr_emit_sample_topk(g, g->s[GR_S_TOPK], err)))
         return r;
+    /* prefill: the roles plan batches the prompt; the other plans run it token by token through
+     * their own decode layers (backend_roles.c), so every number they report is their own */
+    if (g->plan != GR_PLAN_ROLES) return WGF_OK;
     if ((r = sched(g, GR_S_PREFILL, "llm.prefill", err)) || (r = plan_prefill(g, g->s[GR_S_PREFILL], err))) return r;
     if ((r = sched(g, GR_S_HEAD_PRE, "llm.head_prefill", err)) ||
         (r = gr_emit_lm_head(g, g->s[GR_S_HEAD_PRE], GR_X_PREFILL_LAST, err)))
