@@ -274,6 +274,7 @@ enum wgf_status gr_op_gemv(struct gr *g, wgf_schedule *s, const char *op_name, c
         wgf_prelude_bool(&p, "ACCUM", false, "y = W x (the residual add is its own op)");
         st.k          = k;
         st.nk         = 2;
+        st.frags[0]   = "lib_rows";
         st.b[st.nb++] = yb;
         st.b[st.nb++] = B(x);
         st.b[st.nb++] = (struct wgf_binding){pt->buf, pt->off, pt->bytes};
