@@ -19,35 +19,15 @@
 set -u
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$ROOT/bench/results/llm-$(hostname)-$(date -u +%Y%m%dT%H%M%SZ)}"
-mkdir -p "$OUT/logs" || exit 1
 PY="${PYTHON:-python3}"
 WG="${WGFUSE:-$ROOT/build/wgfuse}"
 [ -x "$WG" ] || { echo "h200_llm: no wgfuse binary (set WGFUSE=path)" >&2; exit 1; }
 N="${N:-256}"; RUNS="${RUNS:-5}"; P=32; PRE=512
 SHAPES="${SHAPES:-qwen2.5-0.5b qwen2.5-1.5b phi-3-mini}"
-export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
-NV_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$NV_ICD" ]; then export VK_DRIVER_FILES="$NV_ICD"; fi
-
-: > "$OUT/status.txt"
-: > "$OUT/results.jsonl"
-step() { # step NAME cmd... : stdout's last line (JSON) appended to results.jsonl, everything in logs/NAME.txt
-  local name="$1"; shift
-  echo "[h200_llm] $name" >&2
-  local t0=$(date +%s)
-  "$@" > "$OUT/logs/$name.txt" 2>&1; local rc=$?
-  if [ $rc -eq 0 ]; then
-    tail -1 "$OUT/logs/$name.txt" | sed "s/^{/{\"step\": \"$name\", /" >> "$OUT/results.jsonl"
-  fi
-  echo "$name rc=$rc seconds=$(( $(date +%s) - t0 ))" >> "$OUT/status.txt"
-}
+. "$ROOT/bench/lib_steps.sh"
+steps_init "$OUT" h200_llm || exit 1
 {
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "host: $(hostname)"
-  echo "git: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
-  command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader
-  "$WG" info 2>&1 | head -6
-  "$PY" -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)' 2>&1
+  steps_env "$WG" "$PY"
 } > "$OUT/env.txt"
 
 for S in $SHAPES; do

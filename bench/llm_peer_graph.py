@@ -7,10 +7,11 @@ the host does nothing per token. Random weights with the real shapes (no downloa
 greedy protocol: a P-token prompt, then N decoded tokens.
 
     python3 bench/llm_peer_graph.py --shape qwen2.5-0.5b [--dtype float16] [-n 256] [--prompt-tokens 32]
-                                    [--runs 5] [--prefill 512]
+                                    [--runs 5] [--prefill 512] [--eager]
 
 Timing: CUDA events around N graph replays after 3 warm-up replays; decode tok/s = N / time;
-median and best over --runs. --prefill P also times transformers' own model (AutoModel from the
+median and best over --runs (every run's rate in decode_tok_s). --eager also times the same step
+launched op by op without the graph (eager_decode_tok_s). --prefill P also times transformers' own model (AutoModel from the
 same config, random init, eager, the library's default attention) on a P-token prompt (median
 of 5 after a warm-up): prefill tok/s = P / time. Prints one JSON line."""
 import argparse, json, math, statistics, time
@@ -36,6 +37,7 @@ ap.add_argument("-n", type=int, default=256)
 ap.add_argument("--prompt-tokens", type=int, default=32)
 ap.add_argument("--runs", type=int, default=5)
 ap.add_argument("--prefill", type=int, default=0)
+ap.add_argument("--eager", action="store_true", help="also time the same step without the graph (eager launches)")
 a = ap.parse_args()
 S = SHAPES[a.shape]
 dev, dt = "cuda", getattr(torch, a.dtype)
@@ -152,7 +154,23 @@ for r in range(a.runs + 1):
 res = {"peer": "pytorch %s, hand-written decode, static KV cache, CUDA graph per step, token fed back on the GPU"
        % torch.__version__, "shape": a.shape, "dtype": a.dtype, "device": torch.cuda.get_device_name(0),
        "prompt_tokens": a.prompt_tokens, "n": a.n, "runs": a.runs,
-       "decode_tok_s_median": statistics.median(dec), "decode_tok_s_best": max(dec)}
+       "decode_tok_s_median": statistics.median(dec), "decode_tok_s_best": max(dec), "decode_tok_s": dec}
+
+if a.eager:  # the same step, launched op by op (no graph); the token still stays on the GPU
+    eag = []
+    with torch.no_grad():
+        for r in range(a.runs + 1):
+            start()
+            torch.cuda.synchronize()
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            for _ in range(a.n):
+                step()
+            e1.record()
+            torch.cuda.synchronize()
+            if r > 0:
+                eag.append(a.n / (e0.elapsed_time(e1) * 1e-3))
+    res.update({"eager_decode_tok_s_median": statistics.median(eag), "eager_decode_tok_s": eag})
 
 if a.prefill:
     import transformers

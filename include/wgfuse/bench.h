@@ -53,6 +53,15 @@ double          wgf_stats_median(const double *x, int n);
 /* Two-sided 97.5% quantile of Student's t with df degrees of freedom (df >= 1). */
 double          wgf_stats_t975(int df);
 
+/* Ratio of two independent samples' medians, median(a) / median(b), with a 95% percentile
+ * bootstrap CI (each sample resampled on its own, 2000 times, fixed seed): how a speed-up
+ * between two configurations measured in separate runs is reported. b's samples > 0. */
+struct wgf_ratio {
+    double ratio, ci_lo, ci_hi;
+};
+enum wgf_status wgf_stats_ratio(const double *a, int na, const double *b, int nb, struct wgf_ratio *out,
+                                struct wgf_err *err);
+
 /* Least-squares line y = intercept + slope * x. */
 struct wgf_linfit {
     int    n;
@@ -140,6 +149,10 @@ struct wgf_dispatch_report {
  * output (f32 and, where shader-f16 exists, f16) before timing. */
 enum wgf_status wgf_bench_dispatch(wgf_ctx *ctx, const struct wgf_dispatch_opts *opts,
                                    struct wgf_dispatch_report *out, struct wgf_err *err);
+/* Only `mode` with the f32 tiny kernel (checked before and after): the per-dispatch cost a
+ * caller needs for a dispatch floor (the fusion dial). out->per_dispatch_us is the slope. */
+enum wgf_status wgf_bench_dispatch_cost(wgf_ctx *ctx, const struct wgf_dispatch_opts *opts, enum wgf_dispatch_mode mode,
+                                        struct wgf_dispatch_mode_result *out, struct wgf_err *err);
 
 /* ---- fusion (bench_fusion.c, references in fusion_ref.c) ---------------------------------- */
 /* Shapes of one size. "qwen05b" is Qwen2.5-0.5B (config.json of Qwen/Qwen2.5-0.5B);
@@ -249,6 +262,15 @@ enum wgf_status wgf_bench_fusion_csv(const struct wgf_fusion_result *r, int n, c
 /* SVG: wall time vs N dispatches, one line per mode (f32), log-log axes. */
 enum wgf_status wgf_bench_dispatch_svg(const struct wgf_dispatch_report *r, char **out, struct wgf_err *err);
 /* SVG: per-iteration time of each variant as bars, one group per experiment. */
+/* The fusion dial's plot: one point per plan (decode tok/s vs dispatches per token, log-log,
+ * whiskers ci_lo..ci_hi when > 0), the dispatch floor tok/s = 1e6 / (dispatches x
+ * dispatch_us) and the bytes floor (horizontal); a floor <= 0 is not drawn. */
+struct wgf_dial_point {
+    const char *label;
+    double      dispatches, tok_s, ci_lo, ci_hi;
+};
+enum wgf_status wgf_bench_dial_svg(const struct wgf_dial_point *p, int n, double dispatch_us, double bytes_floor,
+                                   const char *title, char **out, struct wgf_err *err);
 enum wgf_status wgf_bench_fusion_svg(const struct wgf_fusion_result *r, int n, const char *title, char **out,
                                      struct wgf_err *err);
 
@@ -303,6 +325,9 @@ struct wgf_matvec_opts {
 enum wgf_status wgf_bench_matvec(wgf_ctx *ctx, const struct wgf_matvec_opts *o, struct wgf_matvec_report *out,
                                  struct wgf_err *err);
 void            wgf_matvec_report_free(struct wgf_matvec_report *r);
+/* The copy bandwidth alone (bytes read + written per second; reps <= 0: 7), for callers that
+ * state a bytes floor (the fusion dial). */
+enum wgf_status wgf_bench_copy_gbps(wgf_ctx *ctx, int reps, double *gbps, struct wgf_err *err);
 enum wgf_status wgf_matvec_table(const struct wgf_matvec_report *r, char **out, struct wgf_err *err);
 enum wgf_status wgf_matvec_json(const struct wgf_matvec_report *r, char **out, struct wgf_err *err);
 

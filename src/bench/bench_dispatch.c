@@ -315,6 +315,24 @@ out:
     return s;
 }
 
+/* One recording mode of the f32 tiny kernel, checked before and after: what a caller that
+ * needs only the per-dispatch cost (the fusion dial's dispatch floor) measures. */
+enum wgf_status wgf_bench_dispatch_cost(wgf_ctx *ctx, const struct wgf_dispatch_opts *opts, enum wgf_dispatch_mode mode,
+                                        struct wgf_dispatch_mode_result *out, struct wgf_err *err)
+{
+    if ((unsigned)mode >= WGF_MODE_COUNT || opts->n_ns < 2 || opts->n_ns > WGF_BENCH_MAX_NS || opts->reps < 2 ||
+        opts->reps > WGF_BENCH_MAX_REPS || opts->single_reps < 2 || opts->warmup < 0)
+        return wgf_fail(err, WGF_ERR_ARG, "bench dispatch: mode %d, %d counts (2..%d), reps %d (2..%d), single_reps %d (>= 2)",
+                        (int)mode, opts->n_ns, WGF_BENCH_MAX_NS, opts->reps, WGF_BENCH_MAX_REPS, opts->single_reps);
+    struct wgf__tiny t;
+    enum wgf_status  s = wgf__tiny_init(ctx, WGF_BENCH_F32, false, &t, err);
+    if (s) return s;
+    if (!(s = wgf__tiny_check(ctx, &t, mode, err)) && !(s = wgf__measure_mode(ctx, &t, mode, opts, out, err)))
+        s = wgf__tiny_check(ctx, &t, mode, err);
+    wgf__tiny_free(&t);
+    return s;
+}
+
 enum wgf_status wgf_bench_dispatch(wgf_ctx *ctx, const struct wgf_dispatch_opts *opts,
                                    struct wgf_dispatch_report *out, struct wgf_err *err)
 {

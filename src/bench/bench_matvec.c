@@ -152,6 +152,15 @@ static enum wgf_status mv_copy_bw(wgf_ctx *ctx, wgf_timer *tm, bool gpu_adapter,
     return s;
 }
 
+enum wgf_status wgf_bench_copy_gbps(wgf_ctx *ctx, int reps, double *gbps, struct wgf_err *err)
+{
+    wgf_timer *tm = NULL;
+    if (wgf_timer_create(ctx, "bench_copy", 1, &tm) != WGF_OK) tm = NULL; /* wall clock then */
+    enum wgf_status s = mv_copy_bw(ctx, tm, strcmp(wgf_ctx_adapter(ctx)->type, "cpu") != 0, reps > 0 ? reps : 7, gbps, err);
+    wgf_timer_free(tm);
+    return s;
+}
+
 struct mv_case {
     const struct wgf_matvec_shape *sh;
     bool                           f16;

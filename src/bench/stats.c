@@ -104,6 +104,40 @@ enum wgf_status wgf_stats_compute(const double *x, int n, struct wgf_stats *out,
     return WGF_OK;
 }
 
+/* Median of one bootstrap resample of x[0..n) (tmp: n doubles). */
+static double wgf__boot_median(const double *x, int n, double *tmp, struct wgf_rng *rng)
+{
+    for (int i = 0; i < n; i++) tmp[i] = x[wgf_rng_below(rng, (uint32_t)n)];
+    qsort(tmp, (size_t)n, sizeof *tmp, wgf__cmp_double);
+    return wgf__quantile_sorted(tmp, n, 0.5);
+}
+
+enum wgf_status wgf_stats_ratio(const double *a, int na, const double *b, int nb, struct wgf_ratio *out,
+                                struct wgf_err *err)
+{
+    if (!a || !b || !out || na < 1 || nb < 1) return wgf_fail(err, WGF_ERR_ARG, "stats: ratio of %d / %d samples", na, nb);
+    for (int i = 0; i < na + nb; i++) {
+        double v = i < na ? a[i] : b[i - na];
+        if (!isfinite(v) || (i >= na && v <= 0))
+            return wgf_fail(err, WGF_ERR_ARG, "stats: ratio sample %d is %g (finite, denominator > 0)", i, v);
+    }
+    double *tmp = malloc(sizeof *tmp * ((size_t)(na > nb ? na : nb) + WGF__BOOT_RESAMPLES));
+    if (!tmp) return wgf_fail(err, WGF_ERR_NOMEM, "stats: ratio bootstrap");
+    double *r = tmp + (na > nb ? na : nb);
+    out->ratio = wgf_stats_median(a, na) / wgf_stats_median(b, nb);
+    struct wgf_rng rng;
+    wgf_rng_seed(&rng, WGF__BOOT_SEED);
+    for (int k = 0; k < WGF__BOOT_RESAMPLES; k++) {
+        double ma = wgf__boot_median(a, na, tmp, &rng);
+        r[k]      = ma / wgf__boot_median(b, nb, tmp, &rng);
+    }
+    qsort(r, WGF__BOOT_RESAMPLES, sizeof *r, wgf__cmp_double);
+    out->ci_lo = wgf__quantile_sorted(r, WGF__BOOT_RESAMPLES, 0.025);
+    out->ci_hi = wgf__quantile_sorted(r, WGF__BOOT_RESAMPLES, 0.975);
+    free(tmp);
+    return WGF_OK;
+}
+
 enum wgf_status wgf_linfit_compute(const double *x, const double *y, int n, struct wgf_linfit *out,
                                    struct wgf_err *err)
 {

@@ -112,5 +112,12 @@ int wgf__cmd_bench_matvec(int argc, char **argv); /* cmd_bench_matvec.c: `bench 
 /* Sections of `wgfuse report`, each printing to `out` on the given context. Return 0 ok. */
 int wgf_report_bench_section(FILE *out, wgf_ctx *ctx); /* cmd_bench.c */
 int wgf_report_sim_section(FILE *out, wgf_ctx *ctx);   /* cmd_sim.c   */
+int wgf_report_llm_dial_section(wgf_ctx *ctx);         /* cmd_llm_dial.c: stdout */
+
+/* `llm bench --plan all` (cmd_llm_dial.c): measure the floors, run the dial, print the table
+ * (or JSON) and write the SVG when svg_path. Returns the exit code (errors printed). */
+struct wgf_dial_opts;
+int wgf_cli_llm_dial(wgf_ctx *ctx, const char *name, const struct wgf_llm_model *m, struct wgf_dial_opts *o, bool json,
+                     const char *svg_path);
 
 #endif

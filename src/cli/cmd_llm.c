@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "wgfuse/bench.h"
 #include "wgfuse/llm.h"
+#include "wgfuse/llm_dial.h"
 #include "wgfuse/llm_run.h"
 #include "wgfuse/llm_test_model.h"
 #include "wgfuse/tokenizer.h"
@@ -22,6 +23,8 @@ static void llm_usage(FILE *f)
             "       wgfuse llm bench (-m PATH | --shape NAME) [-n N] [--runs R] [--threads T] [--prompt-tokens P]\n"
             "                  [--backend cpu-ref|gpu] [--plan roles|unfused] [--weights f16|f32] [--no-subgroups]\n"
             "                  [--profile] [--json]\n"
+            "       wgfuse llm bench (-m PATH | --shape NAME) --plan all [--weights f16|f32] [--no-subgroups]\n"
+            "                  [-n N] [--runs R] [--prompt-tokens P] [--check-steps S] [--profile] [--json] [--svg PATH]\n"
             "  SPEC: comma-separated key=value from dim, hidden, layers, heads, kv_heads, vocab, ctx\n"
             "        (e.g. dim=64,hidden=96,layers=2,heads=4,kv_heads=2,vocab=512,ctx=256), or a preset:\n"
             "        qwen2.5-0.5b (dim 896, hidden 4864, 24 layers, 14/2 heads, vocab 151936).\n"
@@ -34,7 +37,13 @@ static void llm_usage(FILE *f)
             "  and decode tok/s are printed. --shape qwen2.5-0.5b|qwen2.5-1.5b|phi-3-mini|llama-3.2-1b:\n"
             "  a model of that shape with random f16 weights, built in memory (no file). --profile: GPU\n"
             "  time per kernel role over 8 decode steps (each role timed in its own pass). --json: one\n"
-            "  JSON line instead of the text.\n",
+            "  JSON line instead of the text.\n"
+            "  --plan all: the fusion dial (docs/fusion.md): ops, fused, roles and mega on the same model and\n"
+            "  weights, each checked against cpu-ref (8-token prefill + S (8) decode steps) before it is\n"
+            "  timed; one table with dispatches per token, decode tok/s (median, 95%% CI), prefill tok/s, GPU\n"
+            "  and host ms per token, %% of the bytes floor (copy bandwidth measured in the same run), and\n"
+            "  each plan's speed-up over the previous one; --svg PATH: tok/s vs dispatches per token with\n"
+            "  the dispatch floor and the bytes floor.\n",
             WGF_TOK_TEST_VOCAB_MAX);
     wgf_cli_backend_usage(f);
 }
@@ -230,25 +239,22 @@ static int bench_token(void *u, int32_t id)
     return 0;
 }
 
-/* Weight bytes one decode token reads on the GPU (every matrix once) in the backend's format. */
-static double weight_bytes_per_token(const struct wgf_llm_config *c, double bytes_per_weight)
-{
-    double q = (double)c->n_heads * c->head_dim, kv = (double)c->n_kv_heads * c->head_dim, d = c->dim;
-    double per_layer = d * q + 2 * d * kv + q * d + 3 * d * c->hidden_dim;
-    return bytes_per_weight * (per_layer * c->n_layers + d * c->vocab_size);
-}
-
 static int llm_bench(int argc, char **argv)
 {
     const char            *model = NULL, *shape = NULL;
     struct wgf_cli_backend bk    = {0};
-    long                   n = 64, runs = 5, threads = 0, n_prompt = 32;
-    bool                   profile = false, json = false;
+    const char            *svg = NULL;
+    long                   n = 64, runs = 5, threads = 0, n_prompt = 32, check_steps = 8;
+    bool                   profile = false, json = false, dial = false;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v;
         if (wgf_cli_is_help(a)) {
             llm_usage(stdout);
             return 0;
+        }
+        if (!strcmp(a, "--plan") && i + 1 < argc && !strcmp(argv[i + 1], "all")) { /* the fusion dial */
+            dial = true, i++;
+            continue;
         }
         int bf = wgf_cli_backend_flag(&bk, argc, argv, &i);
         if (bf == 2) return 2;
@@ -272,6 +278,10 @@ static int llm_bench(int argc, char **argv)
             if (!wgf_cli_parse_long(a, v, 1, 256, &threads)) return 2;
         } else if (!strcmp(a, "--prompt-tokens")) {
             if (!wgf_cli_parse_long(a, v, 1, 1 << 16, &n_prompt)) return 2;
+        } else if (!strcmp(a, "--check-steps")) {
+            if (!wgf_cli_parse_long(a, v, 0, 1024, &check_steps)) return 2;
+        } else if (!strcmp(a, "--svg")) {
+            svg = v;
         } else {
             wgf_cli_error("llm bench: unknown option '%s'", a);
             return 2;
@@ -279,6 +289,19 @@ static int llm_bench(int argc, char **argv)
     }
     if (!model == !shape) {
         wgf_cli_error("llm bench: give exactly one of -m PATH and --shape NAME (%s)", wgf_llm_synth_shapes());
+        return 2;
+    }
+    if (!dial && (svg || check_steps != 8)) {
+        wgf_cli_error("llm bench: --svg and --check-steps belong to --plan all");
+        return 2;
+    }
+    if (dial && (bk.plan || (bk.name && strcmp(bk.name, "gpu")))) {
+        wgf_cli_error("llm bench: --plan all runs the GPU plans; it takes no --backend %s or second --plan",
+                      bk.name ? bk.name : "");
+        return 2;
+    }
+    if (dial && runs > WGF_DIAL_MAX_RUNS) {
+        wgf_cli_error("--runs: %ld is more than the %d --plan all keeps", runs, WGF_DIAL_MAX_RUNS);
         return 2;
     }
     struct wgf_err         err = {0};
@@ -300,6 +323,20 @@ static int llm_bench(int argc, char **argv)
     } else if (wgf_llm_model_synth(shape, WGF_DT_F16, 1, &m, &err) != WGF_OK) {
         wgf_cli_error("%s", err.msg);
         return 2;
+    }
+    if (dial) {
+        struct wgf_dial_opts   o  = wgf_dial_opts_default();
+        struct wgf_gpu_options go = wgf_cli_gpu_options();
+        o.n_prompt = (uint32_t)n_prompt, o.n_gen = (uint32_t)n, o.runs = (uint32_t)runs;
+        o.check_steps = (uint32_t)check_steps, o.profile = profile;
+        o.n_threads   = threads ? (uint32_t)threads : wgf_cli_default_threads();
+        o.weights_f32 = bk.weights_f32, o.no_subgroups = bk.no_subgroups;
+        if (wgf_ctx_create(&go, &gctx, &err) != WGF_OK) {
+            wgf_cli_error("llm bench --plan all: %s", err.msg);
+            goto out;
+        }
+        rc = wgf_cli_llm_dial(gctx, name, m, &o, json, svg);
+        goto out;
     }
     struct wgf_llm_backend_options bo = {.n_ctx = (uint32_t)(n_prompt + n + 1),
                                          .n_threads = threads ? (uint32_t)threads : wgf_cli_default_threads()};
@@ -364,7 +401,7 @@ static int llm_bench(int argc, char **argv)
     const char *src   = m->cfg.source_dtype;
     double      bpw   = gctx ? (!strcmp(wfmt, "f16") ? 2.0 : 4.0)
                              : !strcmp(src, "f32") ? 4.0 : !strcmp(src, "q8_0") ? 34.0 / 32 : !strcmp(src, "q4_0") ? 18.0 / 32 : 2.0;
-    double      wbtok = weight_bytes_per_token(&m->cfg, bpw);
+    double      wbtok = wgf_llm_weight_bytes_per_token(&m->cfg, bpw);
     if (json) {
         printf("{\"model\": \"%s\", \"arch\": \"%s\", \"backend\": \"%s\", \"plan\": \"%s\", \"weights\": \"%s\", "
                "\"adapter\": \"%s\", \"prompt_tokens\": %ld, \"generated\": %ld, \"runs\": %ld, "

@@ -1,5 +1,6 @@
 /* wgfuse report — the main job on built-in defaults: the device, a self-check running a
- * real WGSL kernel, then each part's summary section (dispatch/fusion bench, simulation). */
+ * real WGSL kernel, then each part's summary section (dispatch bench, simulation, the LLM
+ * fusion dial). */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,14 +10,16 @@ void wgf_cli_print_adapter(FILE *f, const struct wgf_adapter_desc *d, bool full)
 
 int wgf_cmd_report(int argc, char **argv)
 {
-    bool skip_bench = false, skip_sim = false;
+    bool skip_bench = false, skip_sim = false, skip_llm = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--no-bench")) skip_bench = true;
         else if (!strcmp(argv[i], "--no-sim")) skip_sim = true;
+        else if (!strcmp(argv[i], "--no-llm")) skip_llm = true;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: wgfuse report [--no-bench] [--no-sim]\n"
+            printf("usage: wgfuse report [--no-bench] [--no-sim] [--no-llm]\n"
                    "  The main job: device, a self-check on a real WGSL kernel, then the dispatch-overhead\n"
-                   "  summary (bench dispatch --quick) and the fused-vs-per-step simulation summary.\n");
+                   "  summary (bench dispatch --quick), the fused-vs-per-step simulation summary and the\n"
+                   "  LLM fusion dial on a small built-in model (llm bench --shape tiny --plan all).\n");
             return 0;
         } else {
             wgf_cli_error("report: unknown flag '%s'", argv[i]);
@@ -61,6 +64,11 @@ int wgf_cmd_report(int argc, char **argv)
         printf("\n-- fused simulation (wgfuse sim) --\n");
         fflush(stdout);
         if (wgf_report_sim_section(stdout, ctx) != 0) rc = 1;
+    }
+    if (rc == 0 && !skip_llm) {
+        printf("\n-- LLM fusion dial (wgfuse llm bench --shape tiny --plan all -n 32 --runs 3) --\n");
+        fflush(stdout);
+        if (wgf_report_llm_dial_section(ctx) != 0) rc = 1;
     }
     wgf_ctx_free(ctx);
     printf("\nreport: %s\n", rc == 0 ? "OK" : "FAILED");

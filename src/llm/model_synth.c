@@ -27,9 +27,12 @@ static const struct synth_shape SHAPES[] = {
     {"qwen2.5-1.5b", WGF_ARCH_QWEN2, 1536, 8960, 28, 12, 2, 151936, 32768, 1000000.0f, 1e-6f, true, true},
     {"phi-3-mini", WGF_ARCH_PHI3, 3072, 8192, 32, 32, 32, 32064, 4096, 10000.0f, 1e-5f, false, false},
     {"llama-3.2-1b", WGF_ARCH_LLAMA, 2048, 8192, 16, 32, 8, 128256, 131072, 500000.0f, 1e-5f, true, false},
+    /* not a published model: Qwen2's structure (GQA, q/k/v bias, tied head) small enough for a
+     * CPU adapter in seconds (`wgfuse report`'s fusion dial) */
+    {"tiny", WGF_ARCH_QWEN2, 256, 768, 4, 8, 2, 4096, 2048, 1000000.0f, 1e-6f, true, true},
 };
 
-const char *wgf_llm_synth_shapes(void) { return "qwen2.5-0.5b, qwen2.5-1.5b, phi-3-mini, llama-3.2-1b"; }
+const char *wgf_llm_synth_shapes(void) { return "qwen2.5-0.5b, qwen2.5-1.5b, phi-3-mini, llama-3.2-1b, tiny"; }
 
 static void fill16(uint16_t *d, size_t n, bool bf16, uint64_t *state)
 {
