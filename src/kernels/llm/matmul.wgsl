@@ -2,11 +2,7 @@
 // bias or the residual add in the epilogue.
 // math:       y[t, ROW0 + n] (+)= sum_k W[n, k] x[t, k] (+ b[ROW0 + n]) for t < st[ST_NTOK], n < N
 // fuses:      matmul + bias (QKV), matmul + residual add (o_proj, down): 2 -> 1
-// split K:    with KSPLIT > 1 workgroup z of the grid's third dimension sums only its share of
-//             K and writes that partial tile to y = the partials buffer, (KSPLIT, T_MAX, N);
-//             matmul_reduce then adds the partials (and the bias or residual). The small
-//             projections (fewer than 4096 rows) get several times more workgroups this way.
-// workgroups: grid (ceil(N / BN), ceil(n_rows / BM), KSPLIT) from the indirect arguments; 256
+// workgroups: grid (ceil(N / BN), ceil(n_rows / BM)) from the indirect arguments; 256
 //             invocations as TX = BN / 4 along the weight rows by TY = 256 / TX along the
 //             tokens, each owning TM tokens x 4 rows of a BM x BN tile (BM = TY * TM). K goes in
 //             steps of BK = 16: the x tile and the weight tile (unpacked from f16 or f32
@@ -16,7 +12,7 @@
 // bindings:   0 y (n_rows, YS) f32 read_write | 1 x (n_rows, XS4 * 4) f32 read
 //             | 2 w (N, KCS) chunks read | 3 b (ROW0 + N) f32 read | 4 st (ST_LEN) u32 read
 // injected:   WF16, EPC (elements per chunk), KC, KCS (row stride), XS4, YS, N, ROW0, ACCUM,
-//             HAS_BIAS, BN, TM, KSPLIT, T_MAX, ST_*
+//             HAS_BIAS, BN, TM, ST_*
 @group(0) @binding(0) var<storage, read_write> y:  array<f32>;       // (rows, YS) f32
 @group(0) @binding(1) var<storage, read>       x:  array<vec4<f32>>; // (rows, XS4) vec4
 @group(0) @binding(2) var<storage, read>       w:  array<vec4<u32>>; // (N, KCS) chunks
@@ -41,11 +37,6 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
     let n_tok = st[ST_NTOK];
     let n0 = wid.x * BN;
     let t0 = wid.y * BM;
-    // this workgroup's share of K: whole BK steps
-    let steps = (KC * EPC) / BK;
-    let per   = (steps + KSPLIT - 1u) / KSPLIT;
-    let kz0   = min(wid.z * per, steps) * BK;
-    let kz1   = min((wid.z + 1u) * per, steps) * BK;
     let tx = li % TX;
     let ty = li / TX;
     var acc: array<vec4<f32>, TM>; // [token i] (row j)
@@ -59,19 +50,19 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
         let idx = li + i * 256u;
         let t   = t0 + idx / 4u;
         xr[i] = vec4<f32>(0.0);
-        if (idx < XL && t < n_tok && kz0 < kz1) {
-            xr[i] = x[t * XS4 + kz0 / 4u + idx % 4u];
+        if (idx < XL && t < n_tok) {
+            xr[i] = x[t * XS4 + idx % 4u];
         }
     }
     for (var i = 0u; i < WPT; i++) {
         let idx = li + i * 256u;
         let n   = n0 + idx / CPR;
         wr[i] = vec4<u32>(0u);
-        if (idx < WL && n < N && kz0 < kz1) {
-            wr[i] = w[n * KCS + kz0 / EPC + idx % CPR];
+        if (idx < WL && n < N) {
+            wr[i] = w[n * KCS + idx % CPR];
         }
     }
-    for (var k0 = kz0; k0 < kz1; k0 += BK) {
+    for (var k0 = 0u; k0 < KC * EPC; k0 += BK) {
         // registers -> workgroup memory (transposed)
         for (var i = 0u; i < XPT; i++) {
             let idx = li + i * 256u;
@@ -106,7 +97,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
         workgroupBarrier();
         // the next step's tiles load while this one is multiplied
         let k1 = k0 + BK;
-        if (k1 < kz1) {
+        if (k1 < KC * EPC) {
             for (var i = 0u; i < XPT; i++) {
                 let idx = li + i * 256u;
                 let t   = t0 + idx / 4u;
@@ -135,9 +126,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
         if (t < n_tok) {
             for (var j = 0u; j < 4u; j++) {
                 let n = n0 + tx * 4u + j;
-                if (n < N && KSPLIT > 1u) {
-                    y[(wid.z * T_MAX + t) * N + n] = acc[i][j];
-                } else if (n < N) {
+                if (n < N) {
                     var v = acc[i][j];
                     if (HAS_BIAS) {
                         v += b[ROW0 + n];

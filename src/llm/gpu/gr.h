@@ -192,7 +192,6 @@ struct gr {
     /* state: prefill activations, GR_T_MAX rows each */
     wgf_buffer *X, *XB, *QKV, *Q, *ATT, *GU, *H;
     wgf_buffer *LOGITS; /* (T_MAX, vp) for all-logits prefill; made on first use          */
-    wgf_buffer *MMP;    /* split-K partial tiles: (ks, T_MAX, rows) f32, the largest case    */
     wgf_buffer *rb[GR_RING]; /* read-back ring: GR_STEPS ids + the error word              */
     wgf_buffer **owned;      /* every state buffer, for free                              */
     uint32_t     n_owned, cap_owned;
@@ -200,7 +199,7 @@ struct gr {
     /* plan */
     wgf_schedule *s[GR_S_COUNT];
     uint32_t      mm_n[GR_MAX_MM]; /* matmul args slots 2..: rows N and tile (BN, BM) of each    */
-    uint32_t      mm_bn[GR_MAX_MM], mm_bm[GR_MAX_MM], mm_ks[GR_MAX_MM];
+    uint32_t      mm_bn[GR_MAX_MM], mm_bm[GR_MAX_MM];
     uint32_t      n_mm;
     uint32_t      all_logits_made; /* GR_S_ALL_LOGITS exists                              */
     struct gr_ops ops;             /* GR_PLAN_OPS, GR_PLAN_FUSED                            */
@@ -260,8 +259,6 @@ enum wgf_status gr_emit_rmsnorm_rows(struct gr *g, wgf_schedule *s, wgf_buffer *
 enum wgf_status gr_emit_matmul(struct gr *g, wgf_schedule *s, const char *role, const struct gr_mat *w,
                                wgf_buffer *x, uint32_t xs4, wgf_buffer *y, uint32_t ys, bool accum,
                                const struct gr_vec *bias, struct wgf_err *err);
-/* K splits of a prefill matmul over a part of `rows` rows and `cols` columns (1: none) */
-uint32_t        gr_mm_ksplit(uint32_t rows, uint32_t cols);
 enum wgf_status gr_emit_rope_rows(struct gr *g, wgf_schedule *s, int l, struct wgf_err *err);
 enum wgf_status gr_emit_silu_mul_rows(struct gr *g, wgf_schedule *s, struct wgf_err *err);
 /* prefill grid slots: 0 = (T, 1, 1), 1 = attention, 2.. = matmuls by row count */

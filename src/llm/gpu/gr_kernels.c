@@ -129,26 +129,15 @@ static struct wgf_binding BP(const struct gr_part *p) { return B(p->buf, p->off,
 
 static uint32_t cdiv(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
 
-static uint32_t mm_slot(struct gr *g, uint32_t n, uint32_t bn, uint32_t bm, uint32_t ks)
+static uint32_t mm_slot(struct gr *g, uint32_t n, uint32_t bn, uint32_t bm)
 {
     for (uint32_t i = 0; i < g->n_mm; i++)
-        if (g->mm_n[i] == n && g->mm_bn[i] == bn && g->mm_bm[i] == bm && g->mm_ks[i] == ks) return 2 + i;
+        if (g->mm_n[i] == n && g->mm_bn[i] == bn && g->mm_bm[i] == bm) return 2 + i;
     WGF_ASSERT(g->n_mm < GR_MAX_MM);
     g->mm_n[g->n_mm]  = n;
     g->mm_bn[g->n_mm] = bn;
     g->mm_bm[g->n_mm] = bm;
-    g->mm_ks[g->n_mm] = ks;
     return 2 + g->n_mm++;
-}
-
-/* Small projections (fewer than 4096 rows: q/k/v, o_proj, down) give a 128-token chunk only
- * ~100 tiles of 32 x 32: K is split so there are several times more workgroups, about 448
- * columns each, at most 8 splits (their partials are summed by matmul_reduce). */
-uint32_t gr_mm_ksplit(uint32_t rows, uint32_t cols)
-{
-    if (rows >= 4096) return 1;
-    uint32_t ks = cols / 448;
-    return ks < 1 ? 1 : ks > 8 ? 8 : ks;
 }
 
 void gr_args_fill(const struct gr *g, uint32_t T, uint32_t pos0, uint32_t *a)
@@ -156,7 +145,7 @@ void gr_args_fill(const struct gr *g, uint32_t T, uint32_t pos0, uint32_t *a)
     a[0] = T, a[1] = 1, a[2] = 1;
     a[3] = (uint32_t)g->c.n_heads, a[4] = cdiv((uint64_t)pos0 + T, g->split), a[5] = T;
     for (uint32_t i = 0; i < g->n_mm; i++) {
-        a[6 + 3 * i] = cdiv(g->mm_n[i], g->mm_bn[i]), a[7 + 3 * i] = cdiv(T, g->mm_bm[i]), a[8 + 3 * i] = g->mm_ks[i];
+        a[6 + 3 * i] = cdiv(g->mm_n[i], g->mm_bn[i]), a[7 + 3 * i] = cdiv(T, g->mm_bm[i]), a[8 + 3 * i] = 1;
     }
 }
 
@@ -452,40 +441,17 @@ enum wgf_status gr_emit_matmul(struct gr *g, wgf_schedule *s, const char *role, 
          * (a chunk of 128 tokens then still gives ~100 workgroups for a 896-row matrix) */
         bool     big = pt->rows >= 4096;
         uint32_t bn = big ? 64 : 32, tm = big ? 4 : 1, bm = (256 / (bn / 4)) * tm;
-        uint32_t ks = gr_mm_ksplit(pt->rows, w->cols);
         wgf_prelude_u32(&p, "BN", bn, "weight rows per tile");
         wgf_prelude_u32(&p, "TM", tm, "tokens per invocation (tile: 1024 / BN * TM tokens)");
-        wgf_prelude_u32(&p, "KSPLIT", ks, ks > 1 ? "K in this many parts: partials, then matmul_reduce" : "K whole");
-        wgf_prelude_u32(&p, "T_MAX", GR_T_MAX, "rows of a prefill chunk at most (partials stride)");
-        st.b[st.nb++] = B(ks > 1 ? g->MMP : y, 0, 0);
+        st.b[st.nb++] = B(y, 0, 0);
         st.b[st.nb++] = B(x, 0, 0);
         st.b[st.nb++] = BP(pt);
         st.b[st.nb++] = bias ? BV(g, *bias) : B(g->zero, 0, 0);
         st.b[st.nb++] = B(g->st, 0, 0);
-        st.slot       = (int)mm_slot(g, pt->rows, bn, bm, ks);
+        st.slot       = (int)mm_slot(g, pt->rows, bn, bm);
         st.cost       = (struct wgf_step_cost){pt->bytes, 0, 0}; /* per chunk of T tokens */
         enum wgf_status r = emit(g, s, &st, &p, err);
-        if (r || ks == 1) {
-            if (r) return r;
-            continue;
-        }
-        /* the partials' sum, with the bias or the residual add */
-        struct gr_step     rd = {0};
-        struct wgf_prelude q  = {0};
-        label(g, &rd, "matmul_reduce", role);
-        pre_model(g, &q, plain_cfg());
-        wgf_prelude_u32(&q, "N", pt->rows, "weight rows of this part");
-        wgf_prelude_u32(&q, "ROW0", pt->row0, "first row of this part (y column offset)");
-        wgf_prelude_u32(&q, "YS", ys, "y row stride in floats");
-        wgf_prelude_u32(&q, "KSPLIT", ks, "partials to add");
-        wgf_prelude_u32(&q, "T_MAX", GR_T_MAX, "partials stride");
-        wgf_prelude_bool(&q, "ACCUM", accum, accum ? "y += sum: the residual add" : "y = sum");
-        wgf_prelude_bool(&q, "HAS_BIAS", bias != NULL, "bias");
-        rd.b[rd.nb++] = B(y, 0, 0);
-        rd.b[rd.nb++] = B(g->MMP, 0, 0);
-        rd.b[rd.nb++] = bias ? BV(g, *bias) : B(g->zero, 0, 0);
-        rd.slot       = GR_ARG_ROWS;
-        if ((r = emit(g, s, &rd, &q, err))) return r;
+        if (r) return r;
     }
     return WGF_OK;
 }
