@@ -28,7 +28,7 @@ steps_env() {
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(hostname)"
-  echo "git: $(git -C "$root" rev-parse HEAD 2>/dev/null || echo "${WGF_GIT_COMMIT:-unknown}")"
+  echo "git: ${WGF_GIT_COMMIT:-$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)}"
   "$wg" --version 2>&1 | sed 's/^/wgfuse --version: /'
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader
   "$wg" info 2>&1 | head -6
