@@ -6,7 +6,8 @@
 #
 # Environment: WGFUSE (the wgfuse binary; default build/wgfuse, then build-bench/wgfuse),
 # PYTHON (default python3), QUICK=1 for the --quick variants (a smoke run, ~1 minute).
-# Writes into OUTDIR: env.txt (GPU, driver, Dawn library, git revision, date),
+# Writes into OUTDIR: env.txt (GPU, driver, date, and `wgfuse --version`: the binary's commit,
+# build type, static/shared dependencies and the WebGPU library it loads),
 # dispatch.txt/.json, fusion_{qwen05b,toy}.txt/.json, plots/*.svg, cuda_peers.txt/.json,
 # and status.txt (exit code of each step). Each file is written to a temp name and renamed
 # by the tools themselves; a failed step does not stop the others (its status says so).
@@ -21,6 +22,8 @@ if [ -z "$WG" ]; then
   for c in "$ROOT/build/wgfuse" "$ROOT/build-bench/wgfuse"; do [ -x "$c" ] && WG="$c" && break; done
 fi
 [ -x "$WG" ] || { echo "h200_bench: no wgfuse binary (set WGFUSE=path)" >&2; exit 1; }
+# results must name the commit they came from: a binary without --version cannot say it
+"$WG" --version >/dev/null 2>&1 || { echo "h200_bench: $WG --version failed (a binary older than --version?)" >&2; exit 1; }
 Q=""; [ "${QUICK:-0}" = 1 ] && Q="--quick"
 
 # Dawn probes display backends and complains without this; harmless, but keep logs clean.
@@ -32,7 +35,11 @@ if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$NV_ICD" ]; then export VK_DRIVER_FILE
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(hostname)"
-  echo "git: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
+  # the source tree running this script; the binary may be older or built elsewhere, so
+  # the commit a result belongs to is the one `wgfuse --version` names below
+  echo "script git: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
+  echo "wgfuse --version:"
+  "$WG" --version 2>&1 | sed 's/^/  /'
   echo "wgfuse: $WG"
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   "$WG" info 2>&1 | head -12

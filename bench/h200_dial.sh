@@ -21,6 +21,7 @@ OUT="${1:-$ROOT/bench/results/dial-$(hostname)-$(date -u +%Y%m%dT%H%M%SZ)}"
 PY="${PYTHON:-python3}"
 WG="${WGFUSE:-$ROOT/build/wgfuse}"
 [ -x "$WG" ] || { echo "h200_dial: no wgfuse binary (set WGFUSE=path)" >&2; exit 1; }
+"$WG" --version >/dev/null 2>&1 || { echo "h200_dial: $WG --version failed (a binary older than --version?)" >&2; exit 1; }
 N="${N:-64}"; RUNS="${RUNS:-5}"; P=32
 SHAPES="${SHAPES:-tiny qwen2.5-0.5b qwen2.5-1.5b}"
 . "$ROOT/bench/lib_steps.sh"

@@ -22,6 +22,7 @@ OUT="${1:-$ROOT/bench/results/llm-$(hostname)-$(date -u +%Y%m%dT%H%M%SZ)}"
 PY="${PYTHON:-python3}"
 WG="${WGFUSE:-$ROOT/build/wgfuse}"
 [ -x "$WG" ] || { echo "h200_llm: no wgfuse binary (set WGFUSE=path)" >&2; exit 1; }
+"$WG" --version >/dev/null 2>&1 || { echo "h200_llm: $WG --version failed (a binary older than --version?)" >&2; exit 1; }
 N="${N:-256}"; RUNS="${RUNS:-5}"; P=32; PRE=512
 SHAPES="${SHAPES:-qwen2.5-0.5b qwen2.5-1.5b phi-3-mini}"
 . "$ROOT/bench/lib_steps.sh"

@@ -22,6 +22,7 @@ if [ -z "$WG" ]; then
   for c in "$ROOT/build/wgfuse" "$ROOT/build-sim/wgfuse"; do [ -x "$c" ] && WG="$c" && break; done
 fi
 [ -x "$WG" ] || { echo "h200_sim: no wgfuse binary (set WGFUSE=path)" >&2; exit 1; }
+"$WG" --version >/dev/null 2>&1 || { echo "h200_sim: $WG --version failed (a binary older than --version?)" >&2; exit 1; }
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 export XLA_PYTHON_CLIENT_PREALLOCATE=false  # JAX, PyTorch and CuPy share the GPU in one process
 NV_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -36,7 +37,11 @@ GENS="${SIM_GENS:-$GENS}"; RUNS="${SIM_RUNS:-$RUNS}"   # lower these if the 10-m
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(hostname)"
-  echo "git: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
+  # the source tree running this script; the binary may be older or built elsewhere, so
+  # the commit a result belongs to is the one `wgfuse --version` names below
+  echo "script git: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
+  echo "wgfuse --version:"
+  "$WG" --version 2>&1 | sed 's/^/  /'
   echo "wgfuse: $WG"
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   "$WG" info 2>&1 | head -12

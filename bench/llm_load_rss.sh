@@ -12,11 +12,14 @@
 # load, touch every weight, free, exit 0). Until that subcommand exists the script builds
 # a 30-line helper against the static libraries instead (same three calls).
 #
-# Usage: bench/llm_load_rss.sh [BUILD_DIR]   (default build-llmfiles; needs a
-# non-sanitizer build: ASan's shadow memory would dominate the RSS)
+# Usage: bench/llm_load_rss.sh [BUILD_DIR [OUTDIR]]   (default build-llmfiles; needs a
+# non-sanitizer build: ASan's shadow memory would dominate the RSS). With OUTDIR the table
+# also goes to OUTDIR/load_rss.md and the machine plus `wgfuse --version` to OUTDIR/env.txt
+# (the raw files a RESULTS.md section cites).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build-llmfiles}
+OUTDIR=${2:-}
 WORK=${WGF_BENCH_TMP:-$BUILD/bench_tmp/llm_load_rss}
 mkdir -p "$WORK"
 HELPER=$WORK/llm_load_rss_helper
@@ -73,7 +76,20 @@ measure() { # $1 = model path, $2 = weights file
         'BEGIN { printf "| %s | %.1f MB | %.1f MB | %.3f | %s |\n", p, sz/1e6, kb*1024/1e6, kb*1024/sz, via }'
 }
 
-echo "| model | weights file | peak RSS | RSS / file | entry point |"
-echo "|---|---|---|---|---|"
-measure "$WORK/hf" "$WORK/hf/model.safetensors"
-measure "$WORK/model-f16.gguf" "$WORK/model-f16.gguf"
+table() {
+    echo "| model | weights file | peak RSS | RSS / file | entry point |"
+    echo "|---|---|---|---|---|"
+    measure "$WORK/hf" "$WORK/hf/model.safetensors"
+    measure "$WORK/model-f16.gguf" "$WORK/model-f16.gguf"
+}
+if [ -z "$OUTDIR" ]; then table; exit 0; fi
+mkdir -p "$OUTDIR"
+{
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "host: $(hostname), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+    echo "script git: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
+    echo "wgfuse --version:"
+    "$WGFUSE" --version 2>&1 | sed 's/^/  /' || echo "  (no wgfuse binary in $BUILD)"
+} > "$OUTDIR/env.txt"
+table | tee "$OUTDIR/load_rss.md.tmp.$$"
+mv "$OUTDIR/load_rss.md.tmp.$$" "$OUTDIR/load_rss.md"

@@ -107,6 +107,7 @@ int wgf_cmd_tokenize(int argc, char **argv);  /* cmd_tokenize.c */
 int wgf_cmd_llm(int argc, char **argv);       /* cmd_llm.c      */
 int wgf_cmd_sim(int argc, char **argv);       /* cmd_sim.c      */
 int wgf_cmd_bench(int argc, char **argv);     /* cmd_bench.c    */
+int wgf_cmd_version(int argc, char **argv);   /* cmd_version.c: `--version` and `version` */
 int wgf__cmd_bench_matvec(int argc, char **argv); /* cmd_bench_matvec.c: `bench matvec` */
 
 /* Sections of `wgfuse report`, each printing to `out` on the given context. Return 0 ok. */

@@ -12,6 +12,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: wgfuse [--webgpu-lib PATH] [--adapter INDEX|NAME|TYPE] [--quiet] COMMAND [ARGS]\n"
+            "       wgfuse --version\n"
             "\n"
             "commands:\n"
             "  info                 list WebGPU adapters: name, backend, type, driver, features, limits\n"
@@ -21,6 +22,7 @@ static void usage(FILE *f)
             "  run -m MODEL -p PROMPT  generate text with an LLM (HF directory or GGUF)\n"
             "  tokenize -m MODEL -p TEXT  print token ids as JSON\n"
             "  llm make-test-model|load-check|bench  LLM utilities\n"
+            "  version              version, git commit, build type, dependencies, WebGPU library\n"
             "\n"
             "global flags (before or after COMMAND):\n"
             "  --webgpu-lib PATH    webgpu.h implementation to load (default: $WGFUSE_WEBGPU_LIB, then the\n"
@@ -34,7 +36,8 @@ static const struct {
     int (*fn)(int, char **);
 } commands[] = {
     {"info", wgf_cmd_info},   {"report", wgf_cmd_report}, {"run", wgf_cmd_run},     {"tokenize", wgf_cmd_tokenize},
-    {"llm", wgf_cmd_llm},     {"sim", wgf_cmd_sim},       {"bench", wgf_cmd_bench},
+    {"llm", wgf_cmd_llm},     {"sim", wgf_cmd_sim},       {"bench", wgf_cmd_bench},   {"version", wgf_cmd_version},
+    {"--version", wgf_cmd_version},
 };
 
 /* A mapped model file that shrinks under us (truncated download finishing, file replaced,
