@@ -19,7 +19,9 @@
  * Errors: every call returns enum wgf_status; the one-line message is on the context,
  * wgf_ctx_last_error(ctx). Validation errors Dawn reports asynchronously are captured and
  * returned by the next call that waits (submit+wait, read, finish). After device loss every
- * call fails fast with WGF_ERR_DEVICE_LOST. */
+ * call that touches the device (create, write, read, record a dispatch or copy, end a pass,
+ * submit, wait, create a timer) fails at once with WGF_ERR_DEVICE_LOST; calls that only build
+ * host-side descriptions (schedule steps, preludes) do not look. */
 #ifndef WGFUSE_GPU_H
 #define WGFUSE_GPU_H
 

@@ -4,7 +4,9 @@
  * dispatchWorkgroups, the same calls a hand-written loop makes (bench/RESULTS.md measures
  * the runtime against raw wgpu* calls). No validation scopes here: errors Dawn finds while
  * encoding arrive through the uncaptured-error callback and are returned by the next
- * waiting call. */
+ * waiting call. Device loss is the exception: every recording call reads the context's lost
+ * flag (one relaxed atomic load) and fails at once, so a plan recording hundreds of
+ * dispatches into a lost device stops at the first one (docs/runtime.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,14 @@ enum wgf_status wgf_recorder_begin(wgf_ctx *ctx, const char *label, wgf_timer *t
     return WGF_OK;
 }
 
+/* WGF_ERR_DEVICE_LOST naming the call and the recorder once the device is lost, else OK. */
+static enum wgf_status check_lost(wgf_recorder *r, const char *call)
+{
+    if (!atomic_load_explicit(&r->ctx->lost, memory_order_relaxed)) return WGF_OK;
+    return wgf__fail(r->ctx, WGF_ERR_DEVICE_LOST, "device lost: %s (recorder '%s', %s)", r->ctx->lost_msg, r->label,
+                     call);
+}
+
 static void open_pass(wgf_recorder *r)
 {
     wgf_ctx *ctx = r->ctx;
@@ -57,7 +67,7 @@ enum wgf_status wgf_recorder_end_pass(wgf_recorder *r)
         r->ctx->p.ComputePassEncoderEnd(r->pass);
         WGF_RELEASE(r->ctx, ComputePassEncoder, r->pass);
     }
-    return WGF_OK;
+    return check_lost(r, "end pass");
 }
 
 enum wgf_status wgf_recorder_dispatch(wgf_recorder *r, wgf_pipeline *p, wgf_bind_group *bg, uint32_t x, uint32_t y,
@@ -65,6 +75,8 @@ enum wgf_status wgf_recorder_dispatch(wgf_recorder *r, wgf_pipeline *p, wgf_bind
 {
     wgf_ctx *ctx = r->ctx;
     uint32_t lim = ctx->limits.max_compute_workgroups_per_dimension;
+    enum wgf_status s = check_lost(r, p->label);
+    if (s != WGF_OK) return s;
     if (x > lim || y > lim || z > lim)
         return wgf__fail(ctx, WGF_ERR_LIMIT, "dispatch of '%s': %u x %u x %u workgroups exceeds %u per dimension",
                          p->label, x, y, z, lim);
@@ -80,6 +92,8 @@ enum wgf_status wgf_recorder_dispatch_indirect(wgf_recorder *r, wgf_pipeline *p,
                                                uint64_t offset)
 {
     wgf_ctx *ctx = r->ctx;
+    enum wgf_status s = check_lost(r, p->label);
+    if (s != WGF_OK) return s;
     if (!(args->usage & WGF_BUF_INDIRECT))
         return wgf__fail(ctx, WGF_ERR_ARG, "indirect dispatch of '%s': buffer '%s' lacks WGF_BUF_INDIRECT", p->label,
                          args->label);
@@ -100,7 +114,8 @@ enum wgf_status wgf_recorder_copy(wgf_recorder *r, wgf_buffer *src, uint64_t so,
         se > src->alloc_size || de > dst->alloc_size)
         return wgf__fail(ctx, WGF_ERR_ARG, "copy '%s' -> '%s': bad range (offsets/size must be 4-aligned and inside)",
                          src->label, dst->label);
-    wgf_recorder_end_pass(r);
+    enum wgf_status s = wgf_recorder_end_pass(r);
+    if (s != WGF_OK) return s;
     ctx->p.CommandEncoderCopyBufferToBuffer(r->enc, src->h, so, dst->h, d_off, n);
     return WGF_OK;
 }

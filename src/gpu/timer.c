@@ -11,6 +11,8 @@
 enum wgf_status wgf_timer_create(wgf_ctx *ctx, const char *label, uint32_t max_passes, wgf_timer **out)
 {
     *out = NULL;
+    enum wgf_status s = wgf__check(ctx);
+    if (s != WGF_OK) return s;
     if (!ctx->desc.has_timestamp)
         return wgf__fail(ctx, WGF_ERR_UNSUPPORTED, "timer '%s': adapter '%s' lacks timestamp-query", label,
                          ctx->desc.name);
@@ -36,7 +38,7 @@ enum wgf_status wgf_timer_create(wgf_ctx *ctx, const char *label, uint32_t max_p
     t->resolve = ctx->p.DeviceCreateBuffer(ctx->device, &bd);
     char what[160];
     snprintf(what, sizeof what, "timer '%s'", t->label);
-    enum wgf_status s = wgf__scope_pop(ctx, WGF_ERR_GPU, what);
+    s = wgf__scope_pop(ctx, WGF_ERR_GPU, what);
     if (s != WGF_OK) {
         wgf_timer_free(t);
         return s;

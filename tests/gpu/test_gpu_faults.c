@@ -71,15 +71,41 @@ int main(void)
         wgf_buffer_free(x);
         wgf_ctx_free(c);
     }
-    /* device loss: stop fast, clear message, new device works */
+    /* device loss: stop fast, clear message, new device works. A recorder and a pipeline made
+     * before the loss: every later recording call fails at once too (docs/runtime.md), not
+     * only the next wait. Mutation caught: dropping check_lost() from wgf_recorder_dispatch
+     * (or _copy, or wgf__check from wgf_timer_create) fails the matching check below. */
     c = ctx_with(&t, (struct wgf_fault_plan){0});
     if (c) {
-        wgf_buffer *x = NULL;
+        wgf_buffer *x = NULL, *u = NULL;
+        wgf_pipeline *p = NULL;
+        wgf_bind_group *bg = NULL;
+        wgf_recorder *r = NULL;
         wgf_buffer_create(c, "state", 64, WGF_BUF_STORAGE, &x);
+        wgf_buffer_create(c, "params", 16, WGF_BUF_UNIFORM, &u);
+        bool rig = wgf_pipeline_for_kernel(c, "selfcheck_saxpy", &p) == WGF_OK &&
+                   wgf_bind_group_create(c, p, (wgf_buffer *[]){x, x, u}, 3, &bg) == WGF_OK &&
+                   wgf_recorder_begin(c, "before_loss", NULL, &r) == WGF_OK;
+        wgf_t_check(&t, rig, "device loss: recorder made before the loss", "%s", wgf_ctx_last_error(c));
         enum wgf_status st = wgf_ctx_force_loss(c, "test: forced device loss");
         if (st == WGF_ERR_UNSUPPORTED) {
             wgf_t_skip(&t, "device loss", "library lacks wgpuDeviceForceLoss");
         } else {
+            if (rig) {
+                st = wgf_recorder_dispatch(r, p, bg, 1, 1, 1);
+                wgf_t_check(&t, st == WGF_ERR_DEVICE_LOST && strstr(wgf_ctx_last_error(c), "before_loss"),
+                            "dispatch after loss fails at once, naming the recorder", "%d %s", st,
+                            wgf_ctx_last_error(c));
+                st = wgf_recorder_copy(r, x, 0, x, 32, 16);
+                wgf_t_check(&t, st == WGF_ERR_DEVICE_LOST, "copy after loss fails at once", "%d %s", st,
+                            wgf_ctx_last_error(c));
+                wgf_recorder_abandon(r);
+            }
+            wgf_timer *tm = NULL;
+            st = wgf_timer_create(c, "after_loss", 4, &tm);
+            wgf_t_check(&t, st == WGF_ERR_DEVICE_LOST && !tm, "timer create after loss fails at once", "%d %s", st,
+                        wgf_ctx_last_error(c));
+            wgf_timer_free(tm);
             uint64_t t0 = wgf_now_ns();
             float got[16];
             st = wgf_buffer_read(c, x, 0, got, sizeof got);
@@ -90,6 +116,9 @@ int main(void)
             st = wgf_buffer_create(c, "after_loss", 64, WGF_BUF_STORAGE, &y);
             wgf_t_check(&t, st == WGF_ERR_DEVICE_LOST && !y, "create after loss fails fast", "%s", wgf_ctx_last_error(c));
         }
+        if (st == WGF_ERR_UNSUPPORTED) wgf_recorder_abandon(r);
+        wgf_bind_group_free(bg);
+        wgf_buffer_free(u);
         wgf_buffer_free(x);
         wgf_ctx_free(c);
         c = ctx_with(&t, (struct wgf_fault_plan){0});
