@@ -261,7 +261,8 @@ struct wgf_gen_stats {
  * (stop_reason "callback"). */
 struct wgf_gen_callbacks {
     void *user;
-    /* each generated token id, in order */
+    /* each generated token id, in order; non-zero stops after this token: it is counted and
+     * its text still reaches on_text (unless it is an EOS, which has no text) */
     int (*on_token)(void *user, int32_t id);
     /* text to print: complete UTF-8 only (a piece that splits a character is held until
      * the character completes; invalid bytes become U+FFFD); stop-string matches withheld */

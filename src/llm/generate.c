@@ -184,12 +184,11 @@ static int deliver_id(void *user, int32_t id)
     }
     d->stats->n_generated++;
     d->hist[d->pos++] = id; /* pos <= n_ctx: the callers never go past it */
-    if (d->cb && d->cb->on_token && d->cb->on_token(d->cb->user, id)) {
-        d->stats->stop_reason = "callback";
-        return 1;
-    }
+    /* on_token asking to stop means "stop after this token": the id is counted, so its text
+     * still goes out below (a Ctrl-C used to drop the last counted token's text) */
+    bool stop_after = d->cb && d->cb->on_token && d->cb->on_token(d->cb->user, id);
     if (!d->p->ignore_eos && is_eos(d->p, d->tok, id)) {
-        d->stats->stop_reason = "eos";
+        d->stats->stop_reason = stop_after ? "callback" : "eos";
         return 1;
     }
     /* ids past the tokenizer's vocabulary (padding rows, as in Qwen2.5's 151936 vs
@@ -211,6 +210,10 @@ static int deliver_id(void *user, int32_t id)
             d->stats->stop_reason = "callback";
             return 1;
         }
+    }
+    if (stop_after) {
+        d->stats->stop_reason = "callback";
+        return 1;
     }
     return 0;
 }
