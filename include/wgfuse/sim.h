@@ -10,8 +10,10 @@
  *               chunked K  K steps per dispatch, state ping-ponging between state_buf[2]
  *               per-step   one dispatch per time step (chunked with K = 1)
  *               fused-wide fused, a thread per hidden unit of each genome (experimental)
- *   evolve    one dispatch: elitism + tournament selection + uniform crossover + gaussian
- *             mutation (GA), or the OpenAI-ES sample/rank/Adam-update (es.c)
+ *   evolve    elitism + tournament selection + uniform crossover + gaussian mutation (GA):
+ *             on a GPU by default 2 or 3 passes (select | rank | breed, WGF_SIM_EVOLVE_SPLIT),
+ *             one dispatch with WGF_SIM_EVOLVE_THREAD or _WIDE (enum wgf_sim_evolve below);
+ *             or the OpenAI-ES sample/rank/Adam-update (es.c)
  *
  * Metric (docs/sim.md): a generation = evaluate + evolve over the whole population.
  * gen/s is reported twice, labelled: without readback (generations submitted back to back)

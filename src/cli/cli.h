@@ -1,7 +1,9 @@
 /* wgfuse CLI — shared state and the subcommand entry points.
  *
  * The process-wide CLI state (the only global in wgfuse) holds the options every
- * subcommand understands: --webgpu-lib, --adapter, --quiet, --json. Each command has one
+ * subcommand understands: --webgpu-lib, --adapter, --quiet (main.c takes them before or after
+ * the command). --json is not one of them: the commands that write JSON take it as their own
+ * flag (`wgfuse info --json` and `wgfuse --json info` are usage errors). Each command has one
  * cmd_<name>.c with `int wgf_cmd_<name>(int argc, char **argv)` that parses its own flags
  * (argv[0] is the subcommand) and returns the exit code: 0 ok, 1 failure, 2 usage error;
  * -h / --help at any flag position prints its usage on stdout and exits 0. Commands use
@@ -63,12 +65,14 @@ int wgf_cli_write_file(const char *who, const char *path, const void *data, size
 /* The same without printing: 0, or an errno value (EIO when the refusal has none). */
 int wgf_cli_write_atomic(const char *path, const void *data, size_t n);
 
-/* Interrupts (RELIABILITY.md #38). A long command (benchmarks, sim train/bench, llm run)
- * calls wgf_cli_catch_interrupts() once: the first SIGINT or SIGTERM then only sets
- * wgf_cli.interrupted, and the command stops at its next step, writes what it has marked
- * incomplete ("complete": false in JSON, an "interrupted" line in text) and exits
- * wgf_cli_interrupt_code() (128 + the signal). A second signal terminates as usual.
- * Commands that never check keep the default behaviour. */
+/* Interrupts (RELIABILITY.md #38). bench dispatch/fusion/matvec, sim train/bench, run and
+ * llm bench call wgf_cli_catch_interrupts() once: the first SIGINT or SIGTERM then only sets
+ * wgf_cli.interrupted, and the command stops at its next step and exits
+ * wgf_cli_interrupt_code() (128 + the signal). The benchmarks and sim write what they have
+ * marked incomplete ("complete": false in JSON, an "interrupted" line in text); run keeps the
+ * text so far; llm bench prints nothing (a partial median is not a result). A second signal
+ * terminates as usual (tests/reliability/test_interrupted_runs.c). `report`, info, tokenize
+ * and the other commands never check: Ctrl-C ends them at once (the default action). */
 void wgf_cli_catch_interrupts(void);
 static inline bool wgf_cli_interrupt_pending(void) { return wgf_cli.interrupted != 0; }
 int         wgf_cli_interrupt_code(void);  /* 128 + signal number                     */

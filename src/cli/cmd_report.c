@@ -1,6 +1,7 @@
 /* wgfuse report — the main job on built-in defaults: the device, a self-check running a
- * real WGSL kernel, then each part's summary section (dispatch bench, simulation, the LLM
- * fusion dial). */
+ * real WGSL kernel, then each part's summary section: the dispatch-overhead summary (bench
+ * dispatch --quick), the simulation summary and the LLM fusion dial on a small built-in model.
+ * The kernel-fusion experiments are not part of it: `wgfuse bench fusion`. */
 #include <stdio.h>
 #include <string.h>
 
@@ -19,7 +20,8 @@ int wgf_cmd_report(int argc, char **argv)
             printf("usage: wgfuse report [--no-bench] [--no-sim] [--no-llm]\n"
                    "  The main job: device, a self-check on a real WGSL kernel, then the dispatch-overhead\n"
                    "  summary (bench dispatch --quick), the fused-vs-per-step simulation summary and the\n"
-                   "  LLM fusion dial on a small built-in model (llm bench --shape tiny --plan all).\n");
+                   "  LLM fusion dial on a small built-in model (llm bench --shape tiny --plan all).\n"
+                   "  The kernel-fusion experiments are separate: wgfuse bench fusion.\n");
             return 0;
         } else {
             wgf_cli_error("report: unknown flag '%s'", argv[i]);

@@ -30,7 +30,8 @@ const char *wgf_status_str(enum wgf_status s)
     return "unknown status";
 }
 
-/* Messages are one line: newlines from lower layers (Dawn) become " | ". */
+/* Messages are one line: each newline or carriage return from lower layers (Dawn's
+ * multi-line reports) becomes a space, in place (tests/util/test_util_status.c). */
 static void one_line(char *s)
 {
     for (; *s; s++)

@@ -235,6 +235,18 @@ int main(void)
         ok = ok && b.forward(&b, seq, 27, 0, all, true, &err) == WGF_OK;
         wgf_t_check(&t, ok && r1.n_rows == 27 && memcmp(r1.rows, all, (size_t)27 * d.vocab * sizeof *all) == 0,
                     "logits rows: 8 prompt + 19 decode == prefill of the sequence", "%s rows %zu", err.msg, r1.n_rows);
+        /* docs/llm.md: positions = prompt + max(generated - 1, 0), so -n 0 and -n 1 give the
+         * prompt rows only (the formula without max() said 7 for -n 0) */
+        for (uint32_t n = 0; n <= 1; n++) {
+            uint32_t keep = p.max_tokens;
+            p.max_tokens  = n;
+            ok            = gen(&b, NULL, 0, 1, &p, prompt, 8, &r1, &st, &err) == WGF_OK;
+            p.max_tokens  = keep;
+            char name[96];
+            snprintf(name, sizeof name, "logits rows with max_tokens %u: the 8 prompt rows", n);
+            wgf_t_check(&t, ok && r1.n_rows == 8 && st.n_generated == n, name, "%s rows %zu, generated %u", err.msg,
+                        r1.n_rows, st.n_generated);
+        }
         p.all_logits = false;
         free(all);
         free(lg);
