@@ -129,6 +129,28 @@ static enum wgf_status load(const char *path, struct wgf_err *e)
     return st;
 }
 
+/* The outcome of one mutant: loaded (OK), or a refusal as RELIABILITY.md wants it: a negative
+ * status other than WGF_ERR_INTERNAL (a refusal of input is never "our bug") with a
+ * non-empty one-line message. Counts into tally[0] loaded, [1] refused, [2] bad refusals; the
+ * first bad one is described in first_bad. (issue 19: these loops asserted nothing but "no
+ * crash"; a refusal with an empty message or the wrong status passed.) */
+struct mutant_tally {
+    int  loaded, refused, bad;
+    char first_bad[300];
+};
+static void tally(struct mutant_tally *m, enum wgf_status st, const struct wgf_err *e, int it)
+{
+    if (st == WGF_OK) {
+        m->loaded++;
+        return;
+    }
+    m->refused++;
+    if (st < 0 && st != WGF_ERR_INTERNAL && e->msg[0] && !strchr(e->msg, '\n')) return;
+    if (m->bad++ == 0)
+        snprintf(m->first_bad, sizeof m->first_bad, "mutant %d: status %d (%s), message '%.200s'", it, (int)st,
+                 wgf_status_str(st), e->msg);
+}
+
 /* ---- safetensors ------------------------------------------------------------------------ */
 
 static enum wgf_status st_try(const char *path, const void *p, size_t n, struct wgf_err *e)
@@ -656,8 +678,8 @@ static void test_mutations(struct wgf_t *t)
     wgf_t_check(t, fails == 0, "gguf: every prefix rejected", "%d of %d prefixes loaded", fails, runs);
     struct wgf_rng r;
     wgf_rng_seed(&r, 42);
-    uint8_t *m = malloc(n);
-    int      loaded = 0;
+    uint8_t            *m  = malloc(n);
+    struct mutant_tally mt = {0};
     for (int it = 0; it < 3000; it++) {
         memcpy(m, orig, n);
         int flips = 1 + (int)wgf_rng_below(&r, 4);
@@ -667,19 +689,24 @@ static void test_mutations(struct wgf_t *t)
             m[at] ^= (uint8_t)(1u << wgf_rng_below(&r, 8));
         }
         struct wgf_llm_model *mm = NULL;
-        if (wgf__llm_model_load_gguf_mem(m, n, "mutant.gguf", &mm, &e) == WGF_OK) loaded++;
+        wgf_err_clear(&e);
+        tally(&mt, wgf__llm_model_load_gguf_mem(m, n, "mutant.gguf", &mm, &e), &e, it);
         wgf_llm_model_free(mm);
     }
-    wgf_t_check(t, true, "gguf: 3000 byte-flip mutants, no crash", "%d still loaded (weight bytes)", loaded);
+    /* Mutation caught (tried): a gguf.c refusal with an empty message fails this check. */
+    wgf_t_check(t, mt.bad == 0 && mt.refused > 0, "gguf: 3000 byte-flip mutants: loaded, or refused with a status and a one-line message",
+                "%d loaded (weight bytes), %d refused, %d bad refusals %s", mt.loaded, mt.refused, mt.bad, mt.first_bad);
     /* in-memory parser (the fuzzing entry point): many more mutants, header-focused */
-    int parsed = 0;
+    struct mutant_tally mp = {0};
     for (int it = 0; it < 10000; it++) {
         memcpy(m, orig, n);
         int flips = 1 + (int)wgf_rng_below(&r, 3);
         for (int k = 0; k < flips; k++) m[wgf_rng_below(&r, (uint32_t)(n < 1200 ? n : 1200))] = (uint8_t)wgf_rng_below(&r, 256);
         struct wgf_gguf *g = NULL;
-        if (wgf_gguf_open_mem(m, n, "mem.gguf", &g, &e) == WGF_OK) {
-            parsed++;
+        wgf_err_clear(&e);
+        enum wgf_status  gs = wgf_gguf_open_mem(m, n, "mem.gguf", &g, &e);
+        tally(&mp, gs, &e, it);
+        if (gs == WGF_OK) {
             /* walk every accessor on whatever parsed */
             for (int64_t i = 0; i < wgf_gguf_n_kv(g); i++) {
                 size_t      kl;
@@ -696,7 +723,8 @@ static void test_mutations(struct wgf_t *t)
         }
         wgf_gguf_close(g);
     }
-    wgf_t_check(t, true, "gguf: 10000 in-memory mutants, no crash", "%d parsed", parsed);
+    wgf_t_check(t, mp.bad == 0 && mp.refused > 0, "gguf: 10000 in-memory mutants: parsed, or refused with a status and a one-line message",
+                "%d parsed, %d refused, %d bad refusals %s", mp.loaded, mp.refused, mp.bad, mp.first_bad);
     free(m);
     free(orig);
 
@@ -714,21 +742,28 @@ static void test_mutations(struct wgf_t *t)
         if (load(d, &e) == WGF_OK) fails++;
     }
     wgf_t_check(t, fails == 0, "safetensors: every prefix rejected", "%d of %d prefixes loaded", fails, runs);
+    struct mutant_tally ms = {0};
     for (int it = 0; it < 300; it++) {
         memcpy(m, orig, n);
         size_t at = wgf_rng_below(&r, (uint32_t)(n < 1500 ? n : 1500));
         m[at]     = (uint8_t)wgf_rng_below(&r, 256);
         write_buf(p, m, n);
-        load(d, &e);
+        tally(&ms, load(d, &e), &e, it);
     }
-    wgf_t_check(t, true, "safetensors: 300 header mutants through the model loader, no crash", "ok");
+    wgf_t_check(t, ms.bad == 0 && ms.refused > 0, "safetensors: 300 header mutants through the model loader: loaded, or refused with a status and a one-line message",
+                "%d loaded, %d refused, %d bad refusals %s", ms.loaded, ms.refused, ms.bad, ms.first_bad);
+    struct mutant_tally mo = {0};
     for (int it = 0; it < 10000; it++) {
         memcpy(m, orig, n);
         m[wgf_rng_below(&r, (uint32_t)(n < 1500 ? n : 1500))] = (uint8_t)wgf_rng_below(&r, 256);
         struct wgf__st_file f;
-        if (wgf__st_open_mem(m, n, "mem.safetensors", &f, &e) == WGF_OK) wgf__st_close(&f);
+        wgf_err_clear(&e);
+        enum wgf_status     fs = wgf__st_open_mem(m, n, "mem.safetensors", &f, &e);
+        tally(&mo, fs, &e, it);
+        if (fs == WGF_OK) wgf__st_close(&f);
     }
-    wgf_t_check(t, true, "safetensors: 10000 in-memory mutants, no crash", "ok");
+    wgf_t_check(t, mo.bad == 0 && mo.refused > 0, "safetensors: 10000 in-memory mutants: opened, or refused with a status and a one-line message",
+                "%d opened, %d refused, %d bad refusals %s", mo.loaded, mo.refused, mo.bad, mo.first_bad);
     write_buf(p, orig, n);
     free(m);
     free(orig);
