@@ -16,7 +16,7 @@ static void usage(FILE *f)
             "\n"
             "commands:\n"
             "  info                 list WebGPU adapters: name, backend, type, driver, features, limits\n"
-            "  report               the main job: device, self-check, dispatch-overhead summary, sim summary\n"
+            "  report               the main job: device, self-check, dispatch-overhead, sim and LLM-dial summaries\n"
             "  bench dispatch|fusion  per-dispatch overhead and fusion experiments (see --help)\n"
             "  sim train|eval|bench|trace  fused sequential simulation and evolution\n"
             "  run -m MODEL -p PROMPT  generate text with an LLM (HF directory or GGUF)\n"
