@@ -127,10 +127,34 @@ static void test_f16(struct wgf_t *t)
     wgf_t_check(t, wgf_f32_to_f16(1.00048828125f) == 0x3c00, "f16 ties to even", NULL);
 }
 
+/* wgf_stats_ratio: the ratio of medians, a bootstrap CI that contains it and narrows to a
+ * point for constant samples, and refusals of a non-positive denominator or NaN. */
+static void test_ratio(struct wgf_t *t)
+{
+    double           a[5] = {10, 12, 11, 13, 9}, b[5] = {5, 6, 5.5, 4, 7}, c[3] = {2, 2, 2}, d[3] = {4, 4, 4};
+    struct wgf_ratio q   = {0};
+    struct wgf_err   err = {0};
+    enum wgf_status s = wgf_stats_ratio(a, 5, b, 5, &q, &err); /* before the checks read q */
+    wgf_t_check(t, s == WGF_OK && q.ratio == 11.0 / 5.5, "ratio of medians", "%g (%s)", q.ratio, err.msg);
+    wgf_t_check(t, q.ci_lo <= q.ratio && q.ratio <= q.ci_hi && q.ci_lo < q.ci_hi && q.ci_lo >= 9.0 / 7 &&
+                       q.ci_hi <= 13.0 / 4,
+                "ratio CI contains the ratio, within the extremes", "[%g, %g]", q.ci_lo, q.ci_hi);
+    s = wgf_stats_ratio(d, 3, c, 3, &q, &err);
+    wgf_t_check(t, s == WGF_OK && q.ratio == 2 && q.ci_lo == 2 && q.ci_hi == 2,
+                "constant samples: a point", "%g [%g, %g]", q.ratio, q.ci_lo, q.ci_hi);
+    double zero[2] = {1, 0}, nan[2] = {1, NAN};
+    s = wgf_stats_ratio(a, 5, zero, 2, &q, &err);
+    wgf_t_check(t, s == WGF_ERR_ARG && strstr(err.msg, "denominator"),
+                "ratio: zero denominator refused", "%s", err.msg);
+    s = wgf_stats_ratio(nan, 2, b, 5, &q, &err);
+    wgf_t_check(t, s == WGF_ERR_ARG, "ratio: NaN refused", "%s", err.msg);
+}
+
 int main(void)
 {
     struct wgf_t t = {0};
     test_median_and_stats(&t);
+    test_ratio(&t);
     test_t_and_fit(&t);
     test_refs(&t);
     test_f16(&t);

@@ -67,8 +67,8 @@ static pid_t spawn(char *const argv[], const char *name)
  * 600 s pass. */
 static bool wait_for(pid_t pid, const char *file, const char *needle)
 {
-    char p[700];
-    snprintf(p, sizeof p, "%s/%s", dir, file);
+    char p[1024];
+    if (snprintf(p, sizeof p, "%s/%s", dir, file) >= (int)sizeof p) return false; /* never: dir is short */
     for (double t0 = now_s(); now_s() - t0 < 600;) {
         const char *text = slurp(p);
         if (needle[0] ? strstr(text, needle) != NULL : text[0] != 0) return true;
