@@ -3,18 +3,21 @@
  * One loader for two on-disk forms of the same model:
  *   - a Hugging Face directory: config.json + model.safetensors, or
  *     model.safetensors.index.json + shards (f32 / f16 / bf16);
- *   - a GGUF v3 file (llama.cpp): F32 / F16 / BF16 / Q8_0 / Q4_0 tensors.
+ *   - a GGUF v3 file (llama.cpp): F32 / F16 / BF16 / Q4_0 / Q4_1 / Q5_0 / Q5_1 / Q8_0 /
+ *     Q2_K / Q3_K / Q4_K / Q5_K / Q6_K tensors, any mixture (Q4_K_M files mix types).
  * Both fill the same struct wgf_llm_config and struct wgf_llm_weights, with the HF
  * meaning of every tensor (GGUF's Llama q/k row permutation is undone on load).
  *
  * Memory: f32/f16/bf16 matrices point straight into the read-only file mapping (no copy,
  * peak RSS stays near the file size). Copies are made only where needed and are small or
  * unavoidable: 1-D tensors (norm weights, biases, rope factors) are always converted to f32;
- * GGUF Q8_0/Q4_0 matrices are dequantized to f32 on load; GGUF Llama q/k matrices are
- * un-permuted into an owned buffer (same dtype); a tensor at an address not aligned to its
- * element size (odd safetensors header) is copied aligned. The mapped pages a copy was
+ * quantized matrices stay blocks in the mapping (cpu-ref decodes one row at a time);
+ * GGUF Llama q/k matrices are un-permuted into an owned buffer (same dtype, whole blocks);
+ * a tensor at an address not aligned to its element size (odd safetensors header) is
+ * copied aligned. The mapped pages a copy was
  * made from are released again (measured: 1.003x peak RSS for 1 GB f16, bench/RESULTS.md).
- * Every data pointer is therefore aligned to its element size.
+ * Every f32/f16/bf16 data pointer is therefore aligned to its element size (blocks are
+ * read bytewise).
  *
  * Every failure returns a status and one line in struct wgf_err naming the file and the
  * field or tensor involved. */
@@ -46,11 +49,26 @@ enum wgf_dtype {
     WGF_DT_Q8_0, /* blocks of 32: f16 scale d + 32 x int8 q; x = d*q (34 bytes)      */
     WGF_DT_Q4_0, /* blocks of 32: f16 scale d + 16 bytes of nibbles; x = d*(q-8)
                     (18 bytes); byte j holds element j (low nibble) and j+16 (high) */
+    /* ggml's other block types, kept as stored; layouts and formulas: src/llm/quant.c */
+    WGF_DT_Q4_1, /* 32 per 20-byte block: x = d*q + m, q 4 bits                       */
+    WGF_DT_Q5_0, /* 32 per 22-byte block: x = d*(q-16), q 5 bits                       */
+    WGF_DT_Q5_1, /* 32 per 24-byte block: x = d*q + m, q 5 bits                        */
+    WGF_DT_Q2_K, /* 256 per 84 bytes: 16 sub-blocks, 4-bit scale/min, q 2 bits         */
+    WGF_DT_Q3_K, /* 256 per 110 bytes: 16 sub-blocks, 6-bit signed scale, q 3 bits     */
+    WGF_DT_Q4_K, /* 256 per 144 bytes: 8 sub-blocks, 6-bit scale/min, q 4 bits         */
+    WGF_DT_Q5_K, /* 256 per 176 bytes: 8 sub-blocks, 6-bit scale/min, q 5 bits         */
+    WGF_DT_Q6_K, /* 256 per 210 bytes: 16 sub-blocks, int8 scale, q 6 bits             */
 };
-const char *wgf_dtype_str(enum wgf_dtype t); /* "f32", "f16", "bf16", "q8_0", "q4_0" */
-/* Elements per block (1 for f32/f16/bf16, 32 for q8_0/q4_0) and bytes per block. */
+#define WGF_DT_COUNT (WGF_DT_Q6_K + 1)
+/* "f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q2_k" ... "q6_k" */
+const char *wgf_dtype_str(enum wgf_dtype t);
+/* Elements per block (1 for f32/f16/bf16, 32 for q*_0/q*_1, 256 for q*_k) and bytes per
+ * block; 0 for a value outside the enum. */
 int wgf_dtype_block_elems(enum wgf_dtype t);
 int wgf_dtype_block_bytes(enum wgf_dtype t);
+/* The dtype named `s` (wgf_dtype_str's names, case-insensitive, so "Q4_K" too); false when
+ * unknown. */
+bool wgf_dtype_parse(const char *s, enum wgf_dtype *out);
 
 #define WGF_TENSOR_NAME_MAX 96
 #define WGF_TENSOR_MAX_DIMS 4
@@ -123,7 +141,7 @@ struct wgf_llm_config {
     int   bos_id;         /* -1 when unknown                                             */
     int   n_eos;          /* entries used in eos_ids                                     */
     int   eos_ids[WGF_MAX_EOS];
-    char  source_dtype[16]; /* matrices as stored: "f32" "f16" "bf16" "q8_0" "q4_0" or "mixed" */
+    char  source_dtype[16]; /* matrices as stored: a wgf_dtype_str name, or "mixed"       */
 };
 
 /* RoPE inverse frequencies for a sequence of (up to) seq_len positions: inv_freq has

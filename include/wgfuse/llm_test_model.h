@@ -53,9 +53,10 @@ typedef enum wgf_status (*wgf_test_tokenizer_hook)(void *user, const char *hf_di
 
 struct wgf_test_model_opts {
     enum wgf_test_model_format format;
-    enum wgf_dtype             dtype;    /* HF: f32/f16/bf16. GGUF: any; matrices whose rows
-                                            are not a multiple of 32 fall back to f16 for
-                                            q8_0/q4_0 (as llama.cpp does); norms/biases f32 */
+    enum wgf_dtype             dtype;    /* HF: f32/f16/bf16. GGUF: any with a quantizer;
+                                            matrices whose rows are not a multiple of the
+                                            block fall back to f16 (as llama.cpp does);
+                                            norms/biases f32                              */
     int                        n_shards; /* HF: <= 1 one model.safetensors; N: index + N shards */
     wgf_test_tokenizer_hook    tokenizer;
     void                      *tokenizer_user;

@@ -1,19 +1,38 @@
-/* wgfuse — element types: Q8_0/Q4_0 blocks, tensor row access (scalar f16/bf16: src/util/half.c). */
+/* wgfuse — element types: the dtype table, encode/decode dispatch, tensor row access
+ * (scalar f16/bf16: src/util/half.c; quantized blocks: quant.c). */
 #include <math.h>
 #include <string.h>
 
 #include "llm/model_files.h"
 
-const char *wgf_dtype_str(enum wgf_dtype t)
+/* name, elements per block, bytes per block (ggml-common.h's block structs) */
+static const struct {
+    const char *name;
+    int         elems, bytes;
+} dt_info[WGF_DT_COUNT] = {
+    [WGF_DT_F32] = {"f32", 1, 4},     [WGF_DT_F16] = {"f16", 1, 2},     [WGF_DT_BF16] = {"bf16", 1, 2},
+    [WGF_DT_Q8_0] = {"q8_0", 32, 34}, [WGF_DT_Q4_0] = {"q4_0", 32, 18}, [WGF_DT_Q4_1] = {"q4_1", 32, 20},
+    [WGF_DT_Q5_0] = {"q5_0", 32, 22}, [WGF_DT_Q5_1] = {"q5_1", 32, 24}, [WGF_DT_Q2_K] = {"q2_k", 256, 84},
+    [WGF_DT_Q3_K] = {"q3_k", 256, 110}, [WGF_DT_Q4_K] = {"q4_k", 256, 144}, [WGF_DT_Q5_K] = {"q5_k", 256, 176},
+    [WGF_DT_Q6_K] = {"q6_k", 256, 210},
+};
+
+static bool dt_valid(enum wgf_dtype t) { return (unsigned)t < (unsigned)WGF_DT_COUNT; }
+
+const char *wgf_dtype_str(enum wgf_dtype t) { return dt_valid(t) ? dt_info[t].name : "?"; }
+
+bool wgf_dtype_parse(const char *s, enum wgf_dtype *out)
 {
-    switch (t) {
-    case WGF_DT_F32: return "f32";
-    case WGF_DT_F16: return "f16";
-    case WGF_DT_BF16: return "bf16";
-    case WGF_DT_Q8_0: return "q8_0";
-    case WGF_DT_Q4_0: return "q4_0";
+    for (int t = 0; t < WGF_DT_COUNT; t++) {
+        const char *n = dt_info[t].name;
+        size_t      i = 0;
+        while (n[i] && s[i] && (s[i] == n[i] || (s[i] >= 'A' && s[i] <= 'Z' && s[i] + 32 == n[i]))) i++;
+        if (!n[i] && !s[i]) {
+            *out = (enum wgf_dtype)t;
+            return true;
+        }
     }
-    return "?";
+    return false;
 }
 
 const char *wgf_arch_str(enum wgf_arch a)
@@ -26,19 +45,8 @@ const char *wgf_arch_str(enum wgf_arch a)
     return "?";
 }
 
-int wgf_dtype_block_elems(enum wgf_dtype t) { return (t == WGF_DT_Q8_0 || t == WGF_DT_Q4_0) ? 32 : 1; }
-
-int wgf_dtype_block_bytes(enum wgf_dtype t)
-{
-    switch (t) {
-    case WGF_DT_F32: return 4;
-    case WGF_DT_F16:
-    case WGF_DT_BF16: return 2;
-    case WGF_DT_Q8_0: return 34; /* f16 d + 32 x int8 */
-    case WGF_DT_Q4_0: return 18; /* f16 d + 16 bytes of nibbles */
-    }
-    return 0;
-}
+int wgf_dtype_block_elems(enum wgf_dtype t) { return dt_valid(t) ? dt_info[t].elems : 0; }
+int wgf_dtype_block_bytes(enum wgf_dtype t) { return dt_valid(t) ? dt_info[t].bytes : 0; }
 
 bool wgf__dtype_nbytes(enum wgf_dtype t, uint64_t nelems, uint64_t ncols, uint64_t *out)
 {
@@ -55,39 +63,6 @@ static inline void wr16(uint8_t *p, uint16_t v)
     p[1] = (uint8_t)(v >> 8);
 }
 
-/* ---- blocks ------------------------------------------------------------------------------ */
-
-/* Q8_0 as llama.cpp's reference quantizer defines it: d = max|x| / 127, q = round(x / d). */
-static void q8_0_encode(const float *x, uint8_t *b)
-{
-    float amax = 0;
-    for (int i = 0; i < 32; i++) amax = fmaxf(amax, fabsf(x[i]));
-    float d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
-    wr16(b, wgf_f32_to_f16(d));
-    for (int i = 0; i < 32; i++) b[2 + i] = (uint8_t)(int8_t)roundf(x[i] * id);
-}
-
-/* Q4_0: d = (signed value of largest magnitude) / -8, q = clamp(x/d + 8.5, 0, 15);
- * byte j holds element j in its low nibble and element j+16 in its high nibble. */
-static void q4_0_encode(const float *x, uint8_t *b)
-{
-    float amax = 0, max = 0;
-    for (int i = 0; i < 32; i++)
-        if (fabsf(x[i]) > amax) {
-            amax = fabsf(x[i]);
-            max  = x[i];
-        }
-    float d = max / -8.0f, id = d != 0 ? 1.0f / d : 0.0f;
-    wr16(b, wgf_f32_to_f16(d));
-    for (int j = 0; j < 16; j++) {
-        float   a = x[j] * id + 8.5f, c = x[j + 16] * id + 8.5f;
-        int     qa = (int)a, qc = (int)c;
-        qa         = qa < 0 ? 0 : qa > 15 ? 15 : qa;
-        qc         = qc < 0 ? 0 : qc > 15 ? 15 : qc;
-        b[2 + j]   = (uint8_t)(qa | (qc << 4));
-    }
-}
-
 void wgf__dtype_encode(enum wgf_dtype t, const float *src, uint64_t n, void *dst)
 {
     uint8_t *o = dst;
@@ -99,12 +74,7 @@ void wgf__dtype_encode(enum wgf_dtype t, const float *src, uint64_t n, void *dst
     case WGF_DT_BF16:
         for (uint64_t i = 0; i < n; i++) wr16(o + 2 * i, wgf_f32_to_bf16(src[i]));
         break;
-    case WGF_DT_Q8_0:
-        for (uint64_t i = 0; i < n / 32; i++) q8_0_encode(src + 32 * i, o + 34 * i);
-        break;
-    case WGF_DT_Q4_0:
-        for (uint64_t i = 0; i < n / 32; i++) q4_0_encode(src + 32 * i, o + 18 * i);
-        break;
+    default: wgf__quant_encode(t, src, n / (uint64_t)wgf_dtype_block_elems(t), dst); break;
     }
 }
 
@@ -119,23 +89,7 @@ void wgf__dtype_decode(enum wgf_dtype t, const void *src, uint64_t n, float *dst
     case WGF_DT_BF16:
         for (uint64_t i = 0; i < n; i++) dst[i] = wgf_bf16_to_f32(rd16(p + 2 * i));
         break;
-    case WGF_DT_Q8_0:
-        for (uint64_t b = 0; b < n / 32; b++) {
-            const uint8_t *blk = p + 34 * b;
-            float          d   = wgf_f16_to_f32(rd16(blk));
-            for (int i = 0; i < 32; i++) dst[32 * b + (uint64_t)i] = d * (float)(int8_t)blk[2 + i];
-        }
-        break;
-    case WGF_DT_Q4_0:
-        for (uint64_t b = 0; b < n / 32; b++) {
-            const uint8_t *blk = p + 18 * b;
-            float          d   = wgf_f16_to_f32(rd16(blk));
-            for (int j = 0; j < 16; j++) {
-                dst[32 * b + (uint64_t)j]      = d * (float)((blk[2 + j] & 0x0f) - 8);
-                dst[32 * b + (uint64_t)j + 16] = d * (float)((blk[2 + j] >> 4) - 8);
-            }
-        }
-        break;
+    default: wgf__quant_decode(t, src, n / (uint64_t)wgf_dtype_block_elems(t), dst); break;
     }
 }
 
@@ -176,12 +130,11 @@ float wgf_tensor_get_f32(const struct wgf_tensor *t, int64_t i)
     }
     case WGF_DT_F16: return wgf_f16_to_f32(rd16(p + 2 * i));
     case WGF_DT_BF16: return wgf_bf16_to_f32(rd16(p + 2 * i));
-    case WGF_DT_Q8_0:
-    case WGF_DT_Q4_0: {
-        float blk[32];
-        int   bb = wgf_dtype_block_bytes(t->dtype);
-        wgf__dtype_decode(t->dtype, p + (uint64_t)(i / 32) * (uint64_t)bb, 32, blk);
-        return blk[i % 32];
+    default: {
+        float    blk[256]; /* the largest block */
+        uint64_t be = (uint64_t)wgf_dtype_block_elems(t->dtype), bb = (uint64_t)wgf_dtype_block_bytes(t->dtype);
+        wgf__quant_decode(t->dtype, p + (uint64_t)i / be * bb, 1, blk);
+        return blk[(uint64_t)i % be];
     }
     }
     return 0;

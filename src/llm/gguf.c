@@ -136,44 +136,46 @@ static int scalar_size(uint32_t type)
     return 0;
 }
 
+/* ggml type ids (ggml.h numbering) and our dtypes, both ways */
+static const struct {
+    uint32_t       ggml;
+    enum wgf_dtype dt;
+} type_map[] = {
+    {WGF_GGML_F32, WGF_DT_F32},   {WGF_GGML_F16, WGF_DT_F16},   {WGF_GGML_BF16, WGF_DT_BF16}, {WGF_GGML_Q4_0, WGF_DT_Q4_0},
+    {WGF_GGML_Q4_1, WGF_DT_Q4_1}, {WGF_GGML_Q5_0, WGF_DT_Q5_0}, {WGF_GGML_Q5_1, WGF_DT_Q5_1}, {WGF_GGML_Q8_0, WGF_DT_Q8_0},
+    {WGF_GGML_Q2_K, WGF_DT_Q2_K}, {WGF_GGML_Q3_K, WGF_DT_Q3_K}, {WGF_GGML_Q4_K, WGF_DT_Q4_K}, {WGF_GGML_Q5_K, WGF_DT_Q5_K},
+    {WGF_GGML_Q6_K, WGF_DT_Q6_K},
+};
+
 /* ggml type id -> our dtype; 1 = known but unsupported, 2 = unknown id. */
 static int ggml_type_map(uint32_t id, enum wgf_dtype *dt)
 {
-    switch (id) {
-    case WGF_GGML_F32: *dt = WGF_DT_F32; return 0;
-    case WGF_GGML_F16: *dt = WGF_DT_F16; return 0;
-    case WGF_GGML_BF16: *dt = WGF_DT_BF16; return 0;
-    case WGF_GGML_Q8_0: *dt = WGF_DT_Q8_0; return 0;
-    case WGF_GGML_Q4_0: *dt = WGF_DT_Q4_0; return 0;
-    }
-    /* Q4_1, Q5_*, Q8_1, K-quants, IQ*, I8..F64, TQ*, MXFP4: real types we cannot load yet */
-    if (id == 3 || id == 6 || id == 7 || (id >= 9 && id <= 29) || id == 34 || id == 35 || id == 39) return 1;
+    for (size_t i = 0; i < sizeof type_map / sizeof type_map[0]; i++)
+        if (type_map[i].ggml == id) {
+            *dt = type_map[i].dt;
+            return 0;
+        }
+    /* Q8_1, Q8_K, IQ*, I8..F64, TQ*, MXFP4: real types we cannot load */
+    if (id == 9 || (id >= 15 && id <= 29) || id == 34 || id == 35 || id == 39) return 1;
     return 2;
 }
-
 
 /* Names of the ggml types we can name but not load (ggml.h numbering). */
 static const char *ggml_type_name(uint32_t id)
 {
     static const char *const names[] = {
-        [3] = "Q4_1",     [6] = "Q5_0",    [7] = "Q5_1",    [9] = "Q8_1",    [10] = "Q2_K",   [11] = "Q3_K",
-        [12] = "Q4_K",    [13] = "Q5_K",   [14] = "Q6_K",   [15] = "Q8_K",   [16] = "IQ2_XXS", [17] = "IQ2_XS",
-        [18] = "IQ3_XXS", [19] = "IQ1_S",  [20] = "IQ4_NL", [21] = "IQ3_S",  [22] = "IQ2_S",  [23] = "IQ4_XS",
-        [24] = "I8",      [25] = "I16",    [26] = "I32",    [27] = "I64",    [28] = "F64",    [29] = "IQ1_M",
-        [34] = "TQ1_0",   [35] = "TQ2_0",  [39] = "MXFP4",
+        [9] = "Q8_1",     [15] = "Q8_K",   [16] = "IQ2_XXS", [17] = "IQ2_XS", [18] = "IQ3_XXS", [19] = "IQ1_S",
+        [20] = "IQ4_NL",  [21] = "IQ3_S",  [22] = "IQ2_S",   [23] = "IQ4_XS", [24] = "I8",      [25] = "I16",
+        [26] = "I32",     [27] = "I64",    [28] = "F64",     [29] = "IQ1_M",  [34] = "TQ1_0",   [35] = "TQ2_0",
+        [39] = "MXFP4",
     };
     return id < sizeof names / sizeof names[0] && names[id] ? names[id] : "?";
 }
 
 static int dtype_to_ggml(enum wgf_dtype t)
 {
-    switch (t) {
-    case WGF_DT_F32: return WGF_GGML_F32;
-    case WGF_DT_F16: return WGF_GGML_F16;
-    case WGF_DT_BF16: return WGF_GGML_BF16;
-    case WGF_DT_Q8_0: return WGF_GGML_Q8_0;
-    case WGF_DT_Q4_0: return WGF_GGML_Q4_0;
-    }
+    for (size_t i = 0; i < sizeof type_map / sizeof type_map[0]; i++)
+        if (type_map[i].dt == t) return (int)type_map[i].ggml;
     return -1;
 }
 
@@ -312,8 +314,8 @@ static enum wgf_status parse_tensor_info(struct wgf_gguf *g, struct rd *r, int64
     if (m == 2) return wgf_fail(r->err, WGF_ERR_FORMAT, "%s: tensor '%.*s': unknown tensor type %u", r->path, nli, nm, ty);
     if (m == 1)
         return wgf_fail(r->err, WGF_ERR_UNSUPPORTED,
-                        "%s: tensor '%.*s': ggml type %u (%s) not supported (F32, F16, BF16, Q8_0, Q4_0 are; "
-                        "llama-quantize --pure Q4_0, or Q8_0/F16, avoid mixed K-quants)",
+                        "%s: tensor '%.*s': ggml type %u (%s) not supported (F32, F16, BF16, Q4_0, Q4_1, Q5_0, "
+                        "Q5_1, Q8_0, Q2_K..Q6_K are)",
                         r->path, nli, nm, ty, ggml_type_name(ty));
     t->dtype = (uint8_t)dt;
     uint64_t nb;

@@ -44,7 +44,15 @@ enum wgf_ggml_type {
     WGF_GGML_F32  = 0,
     WGF_GGML_F16  = 1,
     WGF_GGML_Q4_0 = 2,
+    WGF_GGML_Q4_1 = 3,
+    WGF_GGML_Q5_0 = 6,
+    WGF_GGML_Q5_1 = 7,
     WGF_GGML_Q8_0 = 8,
+    WGF_GGML_Q2_K = 10,
+    WGF_GGML_Q3_K = 11,
+    WGF_GGML_Q4_K = 12,
+    WGF_GGML_Q5_K = 13,
+    WGF_GGML_Q6_K = 14,
     WGF_GGML_BF16 = 30,
 };
 
@@ -131,8 +139,8 @@ enum wgf_status wgf_gguf_tok_spec(const struct wgf_gguf *g, struct wgf_tok_spec 
 
 /* ---- conversion ----------------------------------------------------------------------- */
 /* Write a loaded model (any format) as GGUF v3 with llama.cpp's names and conventions;
- * matrices in `dtype` (q8_0/q4_0 fall back to f16 for rows not a multiple of 32), 1-D
- * tensors f32. Tokenizer metadata other than BOS/EOS ids is not copied. Needs about the
+ * matrices in `dtype` (quantized types fall back to f16 for rows not a multiple of the
+ * block; a quantized dtype needs a quantizer: wgf__quant_can_encode), 1-D tensors f32. Tokenizer metadata other than BOS/EOS ids is not copied. Needs about the
  * output size in RAM. */
 enum wgf_status wgf_llm_model_save_gguf(const struct wgf_llm_model *m, const char *path, enum wgf_dtype dtype,
                                         struct wgf_err *err);

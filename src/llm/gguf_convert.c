@@ -59,7 +59,9 @@ static enum wgf_status add_one(struct wgf_gguf_writer *w, const char *name, cons
 enum wgf_status wgf_llm_model_save_gguf(const struct wgf_llm_model *m, const char *path, enum wgf_dtype dtype, struct wgf_err *err)
 {
     const struct wgf_llm_config *c = &m->cfg;
-    struct wgf_gguf_writer      *w = wgf_gguf_writer_new();
+    if (wgf_dtype_block_elems(dtype) > 1 && !wgf__quant_can_encode(dtype))
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: no quantizer for %s", path, wgf_dtype_str(dtype));
+    struct wgf_gguf_writer *w = wgf_gguf_writer_new();
     if (!w) return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", path);
     const char *a = wgf_arch_str(c->arch);
     char        k[128];

@@ -17,10 +17,20 @@ void                 *wgf__llm_model_own(struct wgf_llm_model *m, size_t n);
 /* Bytes of `nelems` elements laid out as rows of `ncols` (ncols must be a multiple of the
  * block size for quantized types). False on overflow or a partial block. */
 bool wgf__dtype_nbytes(enum wgf_dtype t, uint64_t nelems, uint64_t ncols, uint64_t *out);
-/* Encode n floats (n a multiple of the block size for q8_0/q4_0) into dst. */
+/* Encode n floats (a multiple of the block size) into dst. Quantized types need
+ * wgf__quant_can_encode(t) (checked with WGF_ASSERT). */
 void wgf__dtype_encode(enum wgf_dtype t, const float *src, uint64_t n, void *dst);
-/* Decode n elements (a multiple of the block size for q8_0/q4_0) from src to f32. */
+/* Decode n elements (a multiple of the block size) from src to f32. */
 void wgf__dtype_decode(enum wgf_dtype t, const void *src, uint64_t n, float *dst);
+
+/* ---- quant.c: ggml's block formats (layouts in the file header) --------------------------- */
+/* Decode `nblocks` blocks of quantized type t (32 or 256 floats each) from src (any
+ * alignment) to dst, exactly as ggml's dequantize_row_* computes them. */
+void wgf__quant_decode(enum wgf_dtype t, const void *src, uint64_t nblocks, float *dst);
+/* Types with a reference quantizer here (ggml's quantize_row_*_ref, same bytes). */
+bool wgf__quant_can_encode(enum wgf_dtype t);
+/* Quantize nblocks blocks of 32 finite floats; t must satisfy wgf__quant_can_encode. */
+void wgf__quant_encode(enum wgf_dtype t, const float *src, uint64_t nblocks, void *dst);
 
 /* ---- safetensors.c ---------------------------------------------------------------------- */
 /* One tensor of a parsed safetensors file. Only dtypes we can load are kept as views;

@@ -177,19 +177,23 @@ static enum wgf_status get_tensor(struct wgf_llm_model *m, const char *name, int
     for (int i = 0; i < WGF_TENSOR_MAX_DIMS; i++) out->shape[i] = i < want_dims ? want[i] : 1;
     uint64_t nel = (uint64_t)rows * (uint64_t)(cols ? cols : 1); /* both <= 2^24 (config limits) */
     int      esz = wgf_dtype_block_bytes(r.dtype) / wgf_dtype_block_elems(r.dtype);
-    bool     quant   = wgf_dtype_block_elems(r.dtype) > 1;
-    bool     aligned = esz > 0 && (uintptr_t)r.data % (uintptr_t)esz == 0;
-    if (conv == CONV_VIEW && !quant && aligned) {
+    bool     quant = wgf_dtype_block_elems(r.dtype) > 1;
+    /* blocks are read bytewise (quant.c), so any address will do for them */
+    bool aligned = quant || (esz > 0 && (uintptr_t)r.data % (uintptr_t)esz == 0);
+    if (conv == CONV_VIEW && aligned) {
         out->dtype  = r.dtype;
         out->data   = r.data;
         out->nbytes = r.nbytes;
         return WGF_OK;
     }
     size_t ncols = (size_t)(cols ? cols : rows), nrows = cols ? (size_t)rows : 1;
-    /* Copies: quantized -> f32; 1-D -> f32; unaligned or permuted -> same dtype, aligned. */
-    enum wgf_dtype od  = (quant || conv == CONV_F32) ? WGF_DT_F32 : r.dtype;
-    uint64_t       onb = nel * (uint64_t)wgf_dtype_block_bytes(od);
-    uint8_t       *buf = own(m, (size_t)onb);
+    /* Copies: 1-D -> f32; unaligned or permuted -> same dtype (whole blocks), aligned. */
+    enum wgf_dtype od  = conv == CONV_F32 ? WGF_DT_F32 : r.dtype;
+    uint64_t       inb = 0, onb = 0;
+    if (!wgf__dtype_nbytes(r.dtype, nel, (uint64_t)ncols, &inb) || inb != r.nbytes || !wgf__dtype_nbytes(od, nel, (uint64_t)ncols, &onb))
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: tensor '%s': %llu bytes do not hold %llu %s elements", r.file, name,
+                        (unsigned long long)r.nbytes, (unsigned long long)nel, wgf_dtype_str(r.dtype));
+    uint8_t *buf = own(m, (size_t)onb);
     if (!buf) return wgf_fail(err, WGF_ERR_NOMEM, "%s: tensor '%s': out of memory for %llu bytes", r.file, name, (unsigned long long)onb);
     uint64_t irb = r.nbytes / nrows, orb = onb / nrows; /* row bytes in and out */
     for (size_t row = 0; row < nrows; row++) {

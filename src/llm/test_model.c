@@ -345,7 +345,15 @@ static uint32_t file_type(enum wgf_dtype t)
     case WGF_DT_F32: return 0;
     case WGF_DT_F16: return 1;
     case WGF_DT_Q4_0: return 2;
+    case WGF_DT_Q4_1: return 3;
     case WGF_DT_Q8_0: return 7;
+    case WGF_DT_Q5_0: return 8;
+    case WGF_DT_Q5_1: return 9;
+    case WGF_DT_Q2_K: return 10;
+    case WGF_DT_Q3_K: return 11; /* the _S recipes: one type throughout */
+    case WGF_DT_Q4_K: return 14;
+    case WGF_DT_Q5_K: return 16;
+    case WGF_DT_Q6_K: return 18;
     case WGF_DT_BF16: return 32;
     }
     return 0;
@@ -410,7 +418,7 @@ static enum wgf_status write_gguf(const struct wgf_test_model_spec *s, const str
         const struct tm_tensor *t  = &ts[i];
         uint64_t                ne = (uint64_t)t->rows * (uint64_t)(t->cols ? t->cols : 1);
         enum wgf_dtype          dt = t->cols ? o->dtype : WGF_DT_F32; /* 1-D stays f32, as llama.cpp */
-        if (wgf_dtype_block_elems(dt) > 1 && t->cols % 32) dt = WGF_DT_F16;
+        if (wgf_dtype_block_elems(dt) > 1 && t->cols % wgf_dtype_block_elems(dt)) dt = WGF_DT_F16;
         uint64_t nb = 0;
         wgf__dtype_nbytes(dt, ne, (uint64_t)(t->cols ? t->cols : t->rows), &nb);
         float *v = malloc((size_t)ne * sizeof *v), *pv = malloc((size_t)ne * sizeof *pv);
@@ -497,6 +505,8 @@ enum wgf_status wgf_test_model_write(const struct wgf_test_model_spec *s, const 
     if (o->with_test_tokenizer) return write_with_test_tokenizer(s, o, path, err);
     enum wgf_status st = check_spec(s, path, err);
     if (st) return st;
+    if (wgf_dtype_block_elems(o->dtype) > 1 && !wgf__quant_can_encode(o->dtype))
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: no quantizer for %s", path, wgf_dtype_str(o->dtype));
     int               n  = tm_list(s, NULL);
     struct tm_tensor *ts = malloc((size_t)n * sizeof *ts);
     if (!ts) return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", path);

@@ -445,9 +445,36 @@ static void test_gguf_parse(struct wgf_t *t)
     one[0] = (struct gt){"t", 1, {32}, 99, 0};
     gguf_build(&b, M, 3, 1, 1, &kv, one, 1, 128, 32);
     expect(t, "gguf: unknown tensor type", gguf_try(p, &b, &e), F, &e, p, "unknown tensor type 99");
-    one[0] = (struct gt){"t", 1, {256}, 12, 0};
-    gguf_build(&b, M, 3, 1, 1, &kv, one, 1, 144, 32);
-    expect(t, "gguf: unsupported type Q4_K", gguf_try(p, &b, &e), U, &e, p, "not supported");
+    one[0] = (struct gt){"t", 1, {256}, 16, 0};
+    gguf_build(&b, M, 3, 1, 1, &kv, one, 1, 66, 32);
+    expect(t, "gguf: unsupported type IQ2_XXS", gguf_try(p, &b, &e), U, &e, p, "tensor 't': ggml type 16 (IQ2_XXS) not supported");
+    /* every block type: a row that is not whole blocks, and blocks cut short by the file's end
+     * (block bytes per type from ggml-common.h, restated here independently of dtype.c) */
+    static const struct {
+        uint32_t id, elems, bytes;
+        const char *name;
+    } qt[] = {{WGF_GGML_Q4_0, 32, 18, "q4_0"}, {WGF_GGML_Q4_1, 32, 20, "q4_1"}, {WGF_GGML_Q5_0, 32, 22, "q5_0"},
+              {WGF_GGML_Q5_1, 32, 24, "q5_1"}, {WGF_GGML_Q8_0, 32, 34, "q8_0"}, {WGF_GGML_Q2_K, 256, 84, "q2_k"},
+              {WGF_GGML_Q3_K, 256, 110, "q3_k"}, {WGF_GGML_Q4_K, 256, 144, "q4_k"}, {WGF_GGML_Q5_K, 256, 176, "q5_k"},
+              {WGF_GGML_Q6_K, 256, 210, "q6_k"}};
+    for (size_t q = 0; q < sizeof qt / sizeof qt[0]; q++) {
+        char nm[96], msg[96];
+        /* two rows of two blocks: exactly 4 blocks fit, one byte less is truncated */
+        uint64_t nb = 4ull * qt[q].bytes, padded = (nb + 31) / 32 * 32;
+        one[0] = (struct gt){"t", 2, {2ull * qt[q].elems, 2}, qt[q].id, 0};
+        gguf_build(&b, M, 3, 1, 1, &kv, one, 1, padded, 32);
+        snprintf(nm, sizeof nm, "gguf: %s 2x2 blocks load", qt[q].name);
+        enum wgf_status ok = gguf_try(p, &b, &e);
+        wgf_t_check(t, ok == WGF_OK, nm, "status %s: %s", wgf_status_str(ok), e.msg);
+        gguf_build(&b, M, 3, 1, 1, &kv, one, 1, nb - 1, 32);
+        snprintf(nm, sizeof nm, "gguf: %s last block truncated", qt[q].name);
+        expect(t, nm, gguf_try(p, &b, &e), F, &e, p, "past the end");
+        one[0] = (struct gt){"t", 2, {qt[q].elems + 16, 2}, qt[q].id, 0};
+        gguf_build(&b, M, 3, 1, 1, &kv, one, 1, padded, 32);
+        snprintf(nm, sizeof nm, "gguf: %s row of %u elements", qt[q].name, qt[q].elems + 16);
+        snprintf(msg, sizeof msg, "not a multiple of the %s block size %u", qt[q].name, qt[q].elems);
+        expect(t, nm, gguf_try(p, &b, &e), F, &e, p, msg);
+    }
     one[0] = (struct gt){"t", 1, {33}, WGF_GGML_Q8_0, 0};
     gguf_build(&b, M, 3, 1, 1, &kv, one, 1, 68, 32);
     expect(t, "gguf: row not a multiple of the block", gguf_try(p, &b, &e), F, &e, p, "block size");

@@ -1,0 +1,328 @@
+/* wgfuse — ggml's quantized block formats: decoding for every type the loader keeps as
+ * blocks, and ggml's reference quantizers for the simple types (wgfuse llm quantize).
+ *
+ * The layouts below were read from ggml-org/ggml (ggml-common.h: the block structs;
+ * ggml-quants.c: dequantize_row_* and quantize_row_*_ref) and re-derived per element;
+ * this is our own code. All multi-byte fields are little-endian; "f16" is an IEEE half
+ * converted exactly (wgfuse/half.h); offsets are bytes from the start of the block.
+ *
+ *   type  elems bytes  fields (offset: field)                         element e -> value
+ *   Q4_0   32    18    0: d f16, 2: qs[16]                            q = nibble(e) in 0..15;  x = (q - 8) * d
+ *   Q4_1   32    20    0: d f16, 2: m f16, 4: qs[16]                  x = q * d + m
+ *   Q5_0   32    22    0: d f16, 2: qh u32, 6: qs[16]                 q = nibble(e) | bit e of qh << 4; x = (q - 16) * d
+ *   Q5_1   32    24    0: d, 2: m, 4: qh u32, 8: qs[16]               x = q * d + m
+ *   Q8_0   32    34    0: d f16, 2: qs int8[32]                       x = qs[e] * d
+ *     nibble(e): low nibble of qs[e] for e < 16, high nibble of qs[e - 16] for e >= 16.
+ *
+ *   Super-blocks of 256 ("K-quants"):
+ *   Q2_K  256    84    0: scales[16], 16: qs[64], 80: d f16, 82: dmin f16
+ *         sub-block s = e/16 (16 of 16): sc = scales[s] & 15, mn = scales[s] >> 4;
+ *         q = (qs[32*(e/128) + e%32] >> 2*((e%128)/32)) & 3;  x = (d*sc) * q - dmin*mn
+ *   Q3_K  256   110    0: hmask[32], 32: qs[64], 96: scales[12] (16 x 6 bits), 108: d f16
+ *         s = e/16: sc = (scales[s%8] >> 4*(s/8) & 15) | (scales[8 + s%4] >> 2*(s/4) & 3) << 4;
+ *         lo = (qs[32*(e/128) + e%32] >> 2*((e%128)/32)) & 3;  hi = hmask[e%32] bit (e/32);
+ *         x = (d * (sc - 32)) * (lo - (hi ? 0 : 4))
+ *   Q4_K  256   144    0: d f16, 2: dmin f16, 4: scales[12] (8 x 6-bit scale + 6-bit min), 16: qs[128]
+ *         s = e/32 (8 of 32): (sc, mn) = scale_min_k4(s) (below);
+ *         q = qs[32*(s/2) + e%32] >> 4*(s%2) & 15;  x = (d*sc) * q - dmin*mn
+ *   Q5_K  256   176    0: d, 2: dmin, 4: scales[12], 16: qh[32], 48: qs[128]
+ *         as Q4_K, q += 16 when qh[e%32] has bit s set
+ *   Q6_K  256   210    0: ql[128], 128: qh[64], 192: scales int8[16], 208: d f16
+ *         h = e/128, k = (e%128)/32, l = e%32:
+ *         q = (ql[64h + 32*(k%2) + l] >> 4*(k/2) & 15) | (qh[32h + l] >> 2k & 3) << 4;
+ *         x = (d * scales[e/16]) * (q - 32)
+ *   scale_min_k4(s), 12 bytes b: s < 4: sc = b[s] & 63, mn = b[s+4] & 63;
+ *         s >= 4: sc = (b[s+4] & 15) | (b[s-4] >> 6) << 4, mn = (b[s+4] >> 4) | (b[s] >> 6) << 4.
+ *
+ * Rounding: every product and sum is one f32 operation in the order ggml's generic C code
+ * writes it (parenthesised above), with no FMA contraction (ISO C mode): the values are
+ * those of ggml's dequantize_row_* built without -ffp-contract=fast. A ggml build that
+ * contracts `d1 * q - m1` into an fma (Q4_1, Q5_1, Q2_K, Q4_K, Q5_K) can differ in the last
+ * bit of those terms. A NaN or Inf scale gives NaN/Inf weights, as in ggml. */
+#include <math.h>
+#include <string.h>
+
+#include "llm/model_files.h"
+
+static inline float h2f(const uint8_t *p) { return wgf_f16_to_f32((uint16_t)(p[0] | p[1] << 8)); }
+static inline void  f2h(uint8_t *p, float f)
+{
+    uint16_t h = wgf_f32_to_f16(f);
+    p[0]       = (uint8_t)h;
+    p[1]       = (uint8_t)(h >> 8);
+}
+static inline uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* ---- decoders: one block -> its 32 or 256 floats ------------------------------------------ */
+
+static void dec_q4_0(const uint8_t *b, float *y)
+{
+    float d = h2f(b);
+    for (int j = 0; j < 16; j++) {
+        y[j]      = (float)((b[2 + j] & 15) - 8) * d;
+        y[j + 16] = (float)((b[2 + j] >> 4) - 8) * d;
+    }
+}
+
+static void dec_q4_1(const uint8_t *b, float *y)
+{
+    float d = h2f(b), m = h2f(b + 2);
+    for (int j = 0; j < 16; j++) {
+        y[j]      = (float)(b[4 + j] & 15) * d + m;
+        y[j + 16] = (float)(b[4 + j] >> 4) * d + m;
+    }
+}
+
+/* the 5-bit value of element e: nibble plus bit e of qh */
+static inline int q5(const uint8_t *qs, uint32_t qh, int e)
+{
+    int nib = e < 16 ? qs[e] & 15 : qs[e - 16] >> 4;
+    return nib | (int)((qh >> e) & 1u) << 4;
+}
+
+static void dec_q5_0(const uint8_t *b, float *y)
+{
+    float    d  = h2f(b);
+    uint32_t qh = rd32(b + 2);
+    for (int e = 0; e < 32; e++) y[e] = (float)(q5(b + 6, qh, e) - 16) * d;
+}
+
+static void dec_q5_1(const uint8_t *b, float *y)
+{
+    float    d = h2f(b), m = h2f(b + 2);
+    uint32_t qh = rd32(b + 4);
+    for (int e = 0; e < 32; e++) y[e] = (float)q5(b + 8, qh, e) * d + m;
+}
+
+static void dec_q8_0(const uint8_t *b, float *y)
+{
+    float d = h2f(b);
+    for (int e = 0; e < 32; e++) y[e] = (float)(int8_t)b[2 + e] * d;
+}
+
+static void dec_q2_k(const uint8_t *b, float *y)
+{
+    const uint8_t *sc = b, *qs = b + 16;
+    float          d = h2f(b + 80), dmin = h2f(b + 82);
+    for (int s = 0; s < 16; s++) { /* sub-block of 16: e = 16 s + i */
+        float dl = d * (float)(sc[s] & 15), ml = dmin * (float)(sc[s] >> 4);
+        int   h = s / 8, shift = 2 * ((s % 8) / 2), l0 = 16 * (s % 2);
+        for (int i = 0; i < 16; i++) y[16 * s + i] = dl * (float)((qs[32 * h + l0 + i] >> shift) & 3) - ml;
+    }
+}
+
+static int q3_scale(const uint8_t *sc12, int s)
+{
+    int lo = (sc12[s % 8] >> (4 * (s / 8))) & 15, hi = (sc12[8 + s % 4] >> (2 * (s / 4))) & 3;
+    return (lo | hi << 4) - 32;
+}
+
+static void dec_q3_k(const uint8_t *b, float *y)
+{
+    const uint8_t *hm = b, *qs = b + 32, *sc = b + 96;
+    float          d = h2f(b + 108);
+    for (int s = 0; s < 16; s++) {
+        float dl = d * (float)q3_scale(sc, s);
+        int   h = s / 8, j = (s % 8) / 2, l0 = 16 * (s % 2); /* j: 2-bit plane within the half */
+        for (int i = 0; i < 16; i++) {
+            int l = l0 + i, lo = (qs[32 * h + l] >> (2 * j)) & 3, hi = (hm[l] >> (4 * h + j)) & 1;
+            y[16 * s + i] = dl * (float)(lo - (hi ? 0 : 4));
+        }
+    }
+}
+
+static void scale_min_k4(const uint8_t *q, int s, int *sc, int *mn)
+{
+    if (s < 4) {
+        *sc = q[s] & 63;
+        *mn = q[s + 4] & 63;
+    } else {
+        *sc = (q[s + 4] & 15) | (q[s - 4] >> 6) << 4;
+        *mn = (q[s + 4] >> 4) | (q[s] >> 6) << 4;
+    }
+}
+
+/* Q4_K (qh == NULL) and Q5_K */
+static void dec_q45_k(const uint8_t *b, const uint8_t *qh, const uint8_t *qs, float *y)
+{
+    float d = h2f(b), dmin = h2f(b + 2);
+    for (int s = 0; s < 8; s++) {
+        int sc, mn;
+        scale_min_k4(b + 4, s, &sc, &mn);
+        float          d1 = d * (float)sc, m1 = dmin * (float)mn;
+        const uint8_t *q  = qs + 32 * (s / 2);
+        int            sh = 4 * (s % 2);
+        for (int l = 0; l < 32; l++) {
+            int v = (q[l] >> sh) & 15;
+            if (qh && (qh[l] >> s & 1)) v += 16;
+            y[32 * s + l] = d1 * (float)v - m1;
+        }
+    }
+}
+
+static void dec_q4_k(const uint8_t *b, float *y) { dec_q45_k(b, NULL, b + 16, y); }
+static void dec_q5_k(const uint8_t *b, float *y) { dec_q45_k(b, b + 16, b + 48, y); }
+
+static void dec_q6_k(const uint8_t *b, float *y)
+{
+    const uint8_t *ql = b, *qh = b + 128;
+    const int8_t  *sc = (const int8_t *)(b + 192);
+    float          d  = h2f(b + 208);
+    for (int e = 0; e < 256; e++) {
+        int h = e / 128, k = (e % 128) / 32, l = e % 32;
+        int lo = (ql[64 * h + 32 * (k % 2) + l] >> (4 * (k / 2))) & 15, hi = (qh[32 * h + l] >> (2 * k)) & 3;
+        y[e] = d * (float)sc[e / 16] * (float)((lo | hi << 4) - 32);
+    }
+}
+
+typedef void (*dec_fn)(const uint8_t *b, float *y);
+
+/* the decoder and block size of t (kept here rather than asking dtype.c: no file cycle) */
+static dec_fn decoder(enum wgf_dtype t, uint64_t *elems, uint64_t *bytes)
+{
+    struct d {
+        dec_fn   f;
+        uint64_t e, b;
+    };
+    struct d r = {NULL, 0, 0};
+    switch (t) {
+    case WGF_DT_Q4_0: r = (struct d){dec_q4_0, 32, 18}; break;
+    case WGF_DT_Q4_1: r = (struct d){dec_q4_1, 32, 20}; break;
+    case WGF_DT_Q5_0: r = (struct d){dec_q5_0, 32, 22}; break;
+    case WGF_DT_Q5_1: r = (struct d){dec_q5_1, 32, 24}; break;
+    case WGF_DT_Q8_0: r = (struct d){dec_q8_0, 32, 34}; break;
+    case WGF_DT_Q2_K: r = (struct d){dec_q2_k, 256, 84}; break;
+    case WGF_DT_Q3_K: r = (struct d){dec_q3_k, 256, 110}; break;
+    case WGF_DT_Q4_K: r = (struct d){dec_q4_k, 256, 144}; break;
+    case WGF_DT_Q5_K: r = (struct d){dec_q5_k, 256, 176}; break;
+    case WGF_DT_Q6_K: r = (struct d){dec_q6_k, 256, 210}; break;
+    default: break;
+    }
+    *elems = r.e;
+    *bytes = r.b;
+    return r.f;
+}
+
+void wgf__quant_decode(enum wgf_dtype t, const void *src, uint64_t nblocks, float *dst)
+{
+    uint64_t       be, bb;
+    dec_fn         f = decoder(t, &be, &bb);
+    const uint8_t *p = src;
+    WGF_ASSERT(f != NULL);
+    for (uint64_t i = 0; i < nblocks; i++) f(p + i * bb, dst + i * be);
+}
+
+/* ---- ggml's reference quantizers (quantize_row_*_ref), re-derived ---------------------------
+ * Each writes the bytes ggml's reference writes for the same floats (f16 scales rounded to
+ * nearest even, float -> int conversions truncating as C does). */
+
+/* Q8_0: d = max|x| / 127, q = round(x / d) (half away from zero). */
+static void enc_q8_0(const float *x, uint8_t *b)
+{
+    float amax = 0;
+    for (int i = 0; i < 32; i++) amax = fmaxf(amax, fabsf(x[i]));
+    float d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
+    f2h(b, d);
+    for (int i = 0; i < 32; i++) b[2 + i] = (uint8_t)(int8_t)roundf(x[i] * id);
+}
+
+/* the signed value of largest magnitude (the first one on ties), as ggml picks it */
+static float signed_absmax(const float *x)
+{
+    float amax = 0, max = 0;
+    for (int i = 0; i < 32; i++)
+        if (amax < fabsf(x[i])) {
+            amax = fabsf(x[i]);
+            max  = x[i];
+        }
+    return max;
+}
+
+static inline int clamp_hi(int v, int hi) { return v > hi ? hi : v; }
+
+/* Q4_0: d = max / -8 (so the extreme maps to q = 0), q = min(15, trunc(x/d + 8.5)). */
+static void enc_q4_0(const float *x, uint8_t *b)
+{
+    float d = signed_absmax(x) / -8.0f, id = d != 0 ? 1.0f / d : 0.0f;
+    f2h(b, d);
+    for (int j = 0; j < 16; j++) {
+        int a = clamp_hi((int8_t)(x[j] * id + 8.5f), 15), c = clamp_hi((int8_t)(x[j + 16] * id + 8.5f), 15);
+        b[2 + j] = (uint8_t)(a | c << 4);
+    }
+}
+
+static void minmax(const float *x, float *mn, float *mx)
+{
+    *mn = 3.402823466e38f;
+    *mx = -3.402823466e38f;
+    for (int i = 0; i < 32; i++) {
+        if (x[i] < *mn) *mn = x[i];
+        if (x[i] > *mx) *mx = x[i];
+    }
+}
+
+/* Q4_1: d = (max - min) / 15, m = min, q = min(15, trunc((x - min)/d + 0.5)). */
+static void enc_q4_1(const float *x, uint8_t *b)
+{
+    float mn, mx;
+    minmax(x, &mn, &mx);
+    float d = (mx - mn) / 15.0f, id = d != 0 ? 1.0f / d : 0.0f;
+    f2h(b, d);
+    f2h(b + 2, mn);
+    for (int j = 0; j < 16; j++) {
+        int a = clamp_hi((int8_t)((x[j] - mn) * id + 0.5f), 15), c = clamp_hi((int8_t)((x[j + 16] - mn) * id + 0.5f), 15);
+        b[4 + j] = (uint8_t)(a | c << 4);
+    }
+}
+
+static void put_q5(uint8_t *qs, uint8_t *qh4, const int *q)
+{
+    uint32_t qh = 0;
+    for (int j = 0; j < 16; j++) {
+        qs[j] = (uint8_t)((q[j] & 15) | (q[j + 16] & 15) << 4);
+        qh |= (uint32_t)(q[j] >> 4 & 1) << j | (uint32_t)(q[j + 16] >> 4 & 1) << (j + 16);
+    }
+    for (int i = 0; i < 4; i++) qh4[i] = (uint8_t)(qh >> (8 * i));
+}
+
+/* Q5_0: d = max / -16, q = min(31, trunc(x/d + 16.5)). */
+static void enc_q5_0(const float *x, uint8_t *b)
+{
+    float d = signed_absmax(x) / -16.0f, id = d != 0 ? 1.0f / d : 0.0f;
+    int   q[32];
+    f2h(b, d);
+    for (int e = 0; e < 32; e++) q[e] = clamp_hi((int8_t)(x[e] * id + 16.5f), 31);
+    put_q5(b + 6, b + 2, q);
+}
+
+/* Q5_1: d = (max - min) / 31, m = min, q = trunc((x - min)/d + 0.5) (<= 31 by construction). */
+static void enc_q5_1(const float *x, uint8_t *b)
+{
+    float mn, mx;
+    minmax(x, &mn, &mx);
+    float d = (mx - mn) / 31.0f, id = d != 0 ? 1.0f / d : 0.0f;
+    int   q[32];
+    f2h(b, d);
+    f2h(b + 2, mn);
+    for (int e = 0; e < 32; e++) q[e] = (uint8_t)((x[e] - mn) * id + 0.5f);
+    put_q5(b + 8, b + 4, q);
+}
+
+bool wgf__quant_can_encode(enum wgf_dtype t)
+{
+    return t == WGF_DT_Q8_0 || t == WGF_DT_Q4_0 || t == WGF_DT_Q4_1 || t == WGF_DT_Q5_0 || t == WGF_DT_Q5_1;
+}
+
+void wgf__quant_encode(enum wgf_dtype t, const float *src, uint64_t nblocks, void *dst)
+{
+    void (*f)(const float *, uint8_t *) = t == WGF_DT_Q8_0   ? enc_q8_0
+                                          : t == WGF_DT_Q4_0 ? enc_q4_0
+                                          : t == WGF_DT_Q4_1 ? enc_q4_1
+                                          : t == WGF_DT_Q5_0 ? enc_q5_0
+                                          : t == WGF_DT_Q5_1 ? enc_q5_1
+                                                             : NULL;
+    uint64_t be, bb;
+    WGF_ASSERT(f != NULL && decoder(t, &be, &bb) != NULL);
+    uint8_t *o = dst;
+    for (uint64_t i = 0; i < nblocks; i++) f(src + 32 * i, o + i * bb);
+}
