@@ -1,0 +1,717 @@
+/* Quantized blocks (issue 14): ggml's block types decode exactly, in files and in cpu-ref.
+ *
+ * Independent of src/llm/quant.c: every block here is packed by this file from chosen
+ * quantized values and scales, following the layouts of ggml-common.h as documented in
+ * quant.c's header (the packers write bytes; the decoder under test reads them), and the
+ * expected floats come from the per-type formula applied to those chosen values, with the
+ * f32 operations in ggml's order. Checks, per type (Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K..Q6_K):
+ *   - hand-worked literal blocks (values worked out by hand in the comments);
+ *   - the extremes: all-zero block (and its sign: (0-8)*0 is -0.0 in Q4_0), negative-zero,
+ *     largest (65504) and subnormal (2^-24) f16 scales, NaN and Inf scales;
+ *   - 300 random blocks per type, bit-exact;
+ *   - a GGUF round trip (writer -> reader: type id, shape, byte size and bytes);
+ *   - the simple types' quantizers: on values exactly representable in a block they
+ *     round-trip exactly, and |x - dequant(quant(x))| stays within half a step;
+ *   - cpu-ref logits of a small Llama whose matrices use every type (a mixed file, as
+ *     Q4_K_M is) against the same model with each matrix written as F32 from the
+ *     expected floats: tolerance 0, because cpu-ref decodes one row into f32 and runs the
+ *     same dot product over the same floats in the same order as for an F32 row, so any
+ *     difference is a decoding error (and the GGUF Llama q/k permutation moves whole
+ *     quantized rows, which this model exercises). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "llm/gguf.h"
+#include "llm/model_files.h"
+#include "wgfuse/llm.h"
+#include "wgfuse/llm_run.h"
+
+/* f16 bit patterns, by hand */
+#define H_ONE    0x3c00u /* 1.0    */
+#define H_HALF   0x3800u /* 0.5    */
+#define H_QUART  0x3400u /* 0.25   */
+#define H_EIGHTH 0x3000u /* 0.125  */
+#define H_TWO    0x4000u /* 2.0    */
+#define H_MONE   0xbc00u /* -1.0   */
+#define H_MAX    0x7bffu /* 65504  */
+#define H_SUB    0x0001u /* 2^-24  */
+#define H_NZERO  0x8000u /* -0.0   */
+#define H_NAN    0x7e00u
+#define H_INF    0x7c00u
+
+static void wr16(uint8_t *p, uint32_t h)
+{
+    p[0] = (uint8_t)h;
+    p[1] = (uint8_t)(h >> 8);
+}
+static float hf(uint32_t h) { return wgf_f16_to_f32((uint16_t)h); }
+
+/* ---- the block types as the test knows them ------------------------------------------- */
+
+struct qtype {
+    enum wgf_dtype dt;
+    uint32_t       ggml;
+    int            elems, bytes;
+};
+static const struct qtype QT[] = {
+    {WGF_DT_Q4_0, WGF_GGML_Q4_0, 32, 18},   {WGF_DT_Q4_1, WGF_GGML_Q4_1, 32, 20},   {WGF_DT_Q5_0, WGF_GGML_Q5_0, 32, 22},
+    {WGF_DT_Q5_1, WGF_GGML_Q5_1, 32, 24},   {WGF_DT_Q8_0, WGF_GGML_Q8_0, 32, 34},   {WGF_DT_Q2_K, WGF_GGML_Q2_K, 256, 84},
+    {WGF_DT_Q3_K, WGF_GGML_Q3_K, 256, 110}, {WGF_DT_Q4_K, WGF_GGML_Q4_K, 256, 144}, {WGF_DT_Q5_K, WGF_GGML_Q5_K, 256, 176},
+    {WGF_DT_Q6_K, WGF_GGML_Q6_K, 256, 210},
+};
+#define NQT ((int)(sizeof QT / sizeof QT[0]))
+
+/* Chosen contents of one block: scales as f16 bits, sub-block scales/mins, quantized values. */
+struct qblock {
+    uint32_t d, m;      /* f16 bits: d (all types), m / dmin (Q4_1, Q5_1, Q2_K, Q4_K, Q5_K) */
+    int      sc[16];    /* sub-block scales: Q2_K 0..15, Q3_K -32..31, Q4/5_K 0..63, Q6_K -128..127 */
+    int      mn[16];    /* sub-block mins: Q2_K 0..15, Q4/5_K 0..63                        */
+    int      q[256];    /* Q4_0/Q4_1 0..15, Q5_0/Q5_1 0..31, Q8_0 -128..127, Q2_K 0..3,
+                           Q3_K -4..3, Q4_K 0..15, Q5_K 0..31, Q6_K -32..31               */
+};
+
+/* Pack `b` into the bytes of type t (layouts: ggml-common.h's structs, the element order of
+ * ggml-quants.c's dequantize_row_*), written from the struct side. */
+static void pack(enum wgf_dtype t, const struct qblock *b, uint8_t *o)
+{
+    switch (t) {
+    case WGF_DT_Q4_0: /* { d; qs[16] }: qs[j] = elem j | elem j+16 << 4 */
+    case WGF_DT_Q4_1: /* { d; m; qs[16] } */
+    {
+        int off = t == WGF_DT_Q4_0 ? 2 : 4;
+        memset(o, 0, (size_t)off + 16);
+        wr16(o, b->d);
+        if (t == WGF_DT_Q4_1) wr16(o + 2, b->m);
+        for (int j = 0; j < 16; j++) o[off + j] = (uint8_t)(b->q[j] | b->q[j + 16] << 4);
+        break;
+    }
+    case WGF_DT_Q5_0: /* { d; qh[4]; qs[16] }: bit e of the u32 qh = bit 4 of elem e */
+    case WGF_DT_Q5_1: /* { d; m; qh[4]; qs[16] } */
+    {
+        int      hoff = t == WGF_DT_Q5_0 ? 2 : 4;
+        uint32_t qh   = 0;
+        wr16(o, b->d);
+        if (t == WGF_DT_Q5_1) wr16(o + 2, b->m);
+        for (int e = 0; e < 32; e++) qh |= (uint32_t)(b->q[e] >> 4) << e;
+        for (int i = 0; i < 4; i++) o[hoff + i] = (uint8_t)(qh >> (8 * i));
+        for (int j = 0; j < 16; j++) o[hoff + 4 + j] = (uint8_t)((b->q[j] & 15) | (b->q[j + 16] & 15) << 4);
+        break;
+    }
+    case WGF_DT_Q8_0: /* { d; int8 qs[32] } */
+        wr16(o, b->d);
+        for (int e = 0; e < 32; e++) o[2 + e] = (uint8_t)(int8_t)b->q[e];
+        break;
+    case WGF_DT_Q2_K: { /* { scales[16]; qs[64]; d; dmin } */
+        memset(o, 0, 84);
+        for (int s = 0; s < 16; s++) o[s] = (uint8_t)(b->sc[s] | b->mn[s] << 4);
+        /* dequantize_row_q2_K: for each 128-half n, shift 0,2,4,6: 16 elems from q[l], 16 from q[l+16] */
+        int e = 0;
+        for (int n = 0; n < 2; n++)
+            for (int shift = 0; shift < 8; shift += 2)
+                for (int l = 0; l < 32; l++, e++) o[16 + 32 * n + l] |= (uint8_t)(b->q[e] << shift);
+        wr16(o + 80, b->d);
+        wr16(o + 82, b->m);
+        break;
+    }
+    case WGF_DT_Q3_K: { /* { hmask[32]; qs[64]; scales[12]; d } */
+        memset(o, 0, 110);
+        int e = 0, bit = 0;
+        for (int n = 0; n < 2; n++)
+            for (int shift = 0; shift < 8; shift += 2, bit++)
+                for (int l = 0; l < 32; l++, e++) {
+                    int v = b->q[e], hi = v >= 0, lo = hi ? v : v + 4; /* v = lo - (hi ? 0 : 4) */
+                    o[32 + 32 * n + l] |= (uint8_t)(lo << shift);
+                    o[l] |= (uint8_t)(hi << bit);
+                }
+        /* 16 six-bit scales (s + 32): low nibbles in bytes 0..7 (s < 8 low half, s >= 8 high
+         * half of byte s%8), top two bits in bytes 8..11 (byte 8 + s%4, bit pair s/4) */
+        for (int s = 0; s < 16; s++) {
+            int u = b->sc[s] + 32;
+            o[96 + s % 8] |= (uint8_t)((u & 15) << (4 * (s / 8)));
+            o[96 + 8 + s % 4] |= (uint8_t)((u >> 4) << (2 * (s / 4)));
+        }
+        wr16(o + 108, b->d);
+        break;
+    }
+    case WGF_DT_Q4_K:   /* { d; dmin; scales[12]; qs[128] } */
+    case WGF_DT_Q5_K: { /* { d; dmin; scales[12]; qh[32]; qs[128] } */
+        int qoff = t == WGF_DT_Q4_K ? 16 : 48;
+        memset(o, 0, t == WGF_DT_Q4_K ? 144 : 176);
+        wr16(o, b->d);
+        wr16(o + 2, b->m);
+        uint8_t *k = o + 4; /* 8 six-bit (scale, min): j<4 in bytes j / j+4 (low 6 bits);
+                                j>=4: low nibbles in byte j+4, top 2 bits in bits 6-7 of j-4 / j */
+        for (int j = 0; j < 8; j++) {
+            if (j < 4) {
+                k[j] |= (uint8_t)b->sc[j];
+                k[j + 4] |= (uint8_t)b->mn[j];
+            } else {
+                k[j + 4] |= (uint8_t)((b->sc[j] & 15) | (b->mn[j] & 15) << 4);
+                k[j - 4] |= (uint8_t)((b->sc[j] >> 4) << 6);
+                k[j] |= (uint8_t)((b->mn[j] >> 4) << 6);
+            }
+        }
+        /* 64 elements per 32 bytes: low nibbles first (sub-block 2g), then high (2g+1) */
+        for (int e = 0; e < 256; e++) {
+            int s = e / 32, l = e % 32;
+            o[qoff + 32 * (s / 2) + l] |= (uint8_t)((b->q[e] & 15) << (4 * (s % 2)));
+            if (t == WGF_DT_Q5_K) o[16 + l] |= (uint8_t)((b->q[e] >> 4) << s);
+        }
+        break;
+    }
+    case WGF_DT_Q6_K: { /* { ql[128]; qh[64]; int8 scales[16]; d } */
+        memset(o, 0, 210);
+        /* per 128-half: l in 0..31 gives elements l, l+32, l+64, l+96 from
+         * ql[l] lo, ql[l+32] lo, ql[l] hi, ql[l+32] hi and qh[l] bit pairs 0,1,2,3 */
+        for (int n = 0; n < 2; n++)
+            for (int l = 0; l < 32; l++)
+                for (int k4 = 0; k4 < 4; k4++) {
+                    int u = b->q[128 * n + 32 * k4 + l] + 32;
+                    o[64 * n + l + 32 * (k4 % 2)] |= (uint8_t)((u & 15) << (4 * (k4 / 2)));
+                    o[128 + 32 * n + l] |= (uint8_t)((u >> 4) << (2 * k4));
+                }
+        for (int s = 0; s < 16; s++) o[192 + s] = (uint8_t)(int8_t)b->sc[s];
+        wr16(o + 208, b->d);
+        break;
+    }
+    default: break;
+    }
+}
+
+/* The value of element e, with ggml's f32 operations in ggml's order. */
+static float expect_elem(enum wgf_dtype t, const struct qblock *b, int e)
+{
+    float d = hf(b->d), m = hf(b->m);
+    int   q = b->q[e];
+    switch (t) {
+    case WGF_DT_Q4_0: return (float)(q - 8) * d;
+    case WGF_DT_Q5_0: return (float)(q - 16) * d;
+    case WGF_DT_Q4_1:
+    case WGF_DT_Q5_1: return (float)q * d + m;
+    case WGF_DT_Q8_0: return (float)q * d;
+    case WGF_DT_Q2_K: return d * (float)b->sc[e / 16] * (float)q - m * (float)b->mn[e / 16];
+    case WGF_DT_Q3_K: return d * (float)b->sc[e / 16] * (float)q;
+    case WGF_DT_Q4_K:
+    case WGF_DT_Q5_K: return d * (float)b->sc[e / 32] * (float)q - m * (float)b->mn[e / 32];
+    case WGF_DT_Q6_K: return d * (float)b->sc[e / 16] * (float)q;
+    default: return NAN;
+    }
+}
+
+static int rnd(struct wgf_rng *r, int lo, int hi) { return lo + (int)wgf_rng_below(r, (uint32_t)(hi - lo + 1)); }
+
+/* Random contents: q and sub-scales over their whole ranges, d and m f16 near `mag`
+ * (random sign), so the decoded weights are about mag * (largest q * sub-scale). */
+static void random_block(struct wgf_rng *r, enum wgf_dtype t, float mag, struct qblock *b)
+{
+    memset(b, 0, sizeof *b);
+    float dv = mag * (0.5f + (float)wgf_rng_below(r, 1000) / 2000.0f), mv = mag * (float)rnd(r, -1000, 1000) / 1000.0f;
+    b->d     = wgf_f32_to_f16(wgf_rng_below(r, 2) ? dv : -dv);
+    b->m     = wgf_f32_to_f16(mv);
+    int qlo = 0, qhi = 0, slo = 0, shi = 0, mhi = 0;
+    switch (t) {
+    case WGF_DT_Q4_0:
+    case WGF_DT_Q4_1:
+    case WGF_DT_Q4_K: qhi = 15; break;
+    case WGF_DT_Q5_0:
+    case WGF_DT_Q5_1:
+    case WGF_DT_Q5_K: qhi = 31; break;
+    case WGF_DT_Q8_0: qlo = -128, qhi = 127; break;
+    case WGF_DT_Q2_K: qhi = 3; break;
+    case WGF_DT_Q3_K: qlo = -4, qhi = 3; break;
+    case WGF_DT_Q6_K: qlo = -32, qhi = 31; break;
+    default: break;
+    }
+    if (t == WGF_DT_Q2_K) shi = 15, mhi = 15;
+    if (t == WGF_DT_Q3_K) slo = -32, shi = 31;
+    if (t == WGF_DT_Q4_K || t == WGF_DT_Q5_K) shi = 63, mhi = 63;
+    if (t == WGF_DT_Q6_K) slo = -128, shi = 127;
+    for (int e = 0; e < 256; e++) b->q[e] = rnd(r, qlo, qhi);
+    for (int s = 0; s < 16; s++) b->sc[s] = rnd(r, slo, shi), b->mn[s] = rnd(r, 0, mhi);
+}
+
+static bool same_bits(float a, float b) { return memcmp(&a, &b, 4) == 0 || (isnan(a) && isnan(b)); }
+
+/* decode one block with the code under test and compare every element with expect_elem */
+static bool check_block(struct wgf_t *t, const struct qtype *qt, const struct qblock *b, const char *what, bool report_pass)
+{
+    uint8_t blk[256];
+    float   got[256];
+    pack(qt->dt, b, blk);
+    wgf__quant_decode(qt->dt, blk, 1, got);
+    for (int e = 0; e < qt->elems; e++) {
+        float want = expect_elem(qt->dt, b, e);
+        if (!same_bits(got[e], want))
+            return wgf_t_check(t, false, what, "%s element %d: got %.9g, expected %.9g", wgf_dtype_str(qt->dt), e, got[e], want);
+    }
+    if (report_pass) wgf_t_check(t, true, what, "%s: %d elements bit-exact", wgf_dtype_str(qt->dt), qt->elems);
+    return true;
+}
+
+static const struct qtype *qtype_of(enum wgf_dtype dt)
+{
+    for (int i = 0; i < NQT; i++)
+        if (QT[i].dt == dt) return &QT[i];
+    return NULL;
+}
+
+/* ---- hand-worked literal blocks ------------------------------------------------------- */
+
+struct lit {
+    int   e;
+    float x;
+};
+
+static void literal(struct wgf_t *t, enum wgf_dtype dt, const uint8_t *blk, const struct lit *l, int n)
+{
+    float got[256];
+    wgf__quant_decode(dt, blk, 1, got);
+    char nm[64];
+    snprintf(nm, sizeof nm, "literal %s", wgf_dtype_str(dt));
+    for (int i = 0; i < n; i++)
+        if (!same_bits(got[l[i].e], l[i].x)) {
+            wgf_t_check(t, false, nm, "element %d: got %.9g, worked out by hand %.9g", l[i].e, got[l[i].e], l[i].x);
+            return;
+        }
+    wgf_t_check(t, true, nm, "%d hand-worked elements", n);
+}
+
+static void literals(struct wgf_t *t)
+{
+    uint8_t b[256];
+    /* Q4_0, d = 0.5: qs[0] = 0x1F: e0 = (15-8)*0.5 = 3.5, e16 = (1-8)*0.5 = -3.5 */
+    memset(b, 0, sizeof b), wr16(b, H_HALF), b[2] = 0x1F;
+    literal(t, WGF_DT_Q4_0, b, (struct lit[]){{0, 3.5f}, {16, -3.5f}, {1, -4.0f}}, 3);
+    /* Q4_1, d = 0.25, m = -1: qs[3] = 0xA2: e3 = 2*0.25-1 = -0.5, e19 = 10*0.25-1 = 1.5, e0 = -1 */
+    memset(b, 0, sizeof b), wr16(b, H_QUART), wr16(b + 2, H_MONE), b[4 + 3] = 0xA2;
+    literal(t, WGF_DT_Q4_1, b, (struct lit[]){{3, -0.5f}, {19, 1.5f}, {0, -1.0f}}, 3);
+    /* Q5_0, d = 1, qh = 0x80000001, qs[15] = 0xF0: e0 = (0|16)-16 = 0, e16 = -16,
+     * e15 = 0-16 = -16, e31 = (15|16)-16 = 15 */
+    memset(b, 0, sizeof b), wr16(b, H_ONE), b[2] = 0x01, b[5] = 0x80, b[6 + 15] = 0xF0;
+    literal(t, WGF_DT_Q5_0, b, (struct lit[]){{0, 0.0f}, {16, -16.0f}, {15, -16.0f}, {31, 15.0f}}, 4);
+    /* Q5_1, d = 0.5, m = 2, qh bit 16 set, qs[0] = 0x03: e0 = 3*0.5+2 = 3.5, e16 = 16*0.5+2 = 10 */
+    memset(b, 0, sizeof b), wr16(b, H_HALF), wr16(b + 2, H_TWO), b[4 + 2] = 0x01, b[8] = 0x03;
+    literal(t, WGF_DT_Q5_1, b, (struct lit[]){{0, 3.5f}, {16, 10.0f}, {1, 2.0f}}, 3);
+    /* Q8_0, d = 0.125: qs[5] = -128 -> -16, qs[6] = 127 -> 15.875 */
+    memset(b, 0, sizeof b), wr16(b, H_EIGHTH), b[2 + 5] = 0x80, b[2 + 6] = 0x7F;
+    literal(t, WGF_DT_Q8_0, b, (struct lit[]){{5, -16.0f}, {6, 15.875f}}, 2);
+    /* Q2_K, d = 1, dmin = 0.5; qs[0] = 0xE4 holds q 0,1,2,3 of e0, e32, e64, e96 (shifts 0,2,4,6);
+     * scales[0] = 0x21 (sc 1, mn 2): e0 = 1*0 - 0.5*2 = -1; scales[2] = 0x15 (sc 5, mn 1):
+     * e32 = 5*1 - 0.5 = 4.5; scales[4] = 0: e64 = 0; scales[6] = 0x02: e96 = 2*3 = 6;
+     * qs[48] = 0x03 is e144 (second half, l = 16, sub-block 9), scales[9] = 0xF3 (sc 3, mn 15):
+     * 3*3 - 0.5*15 = 1.5 */
+    memset(b, 0, sizeof b), b[0] = 0x21, b[2] = 0x15, b[6] = 0x02, b[9] = 0xF3, b[16] = 0xE4, b[16 + 48] = 0x03;
+    wr16(b + 80, H_ONE), wr16(b + 82, H_HALF);
+    literal(t, WGF_DT_Q2_K, b, (struct lit[]){{0, -1.0f}, {32, 4.5f}, {64, 0.0f}, {96, 6.0f}, {144, 1.5f}}, 5);
+    /* Q3_K, d = 2: scale 0 = (scales[0] & 15 | (scales[8] & 3) << 4) - 32 = 1 - 32 = -31;
+     * e0: qs 0, hmask bit clear -> q = -4: (2*-31)*-4 = 248; e1: qs[1] = 3, hmask[1] bit 0
+     * set -> q = 3: -186; scale 15 = (scales[7] >> 4 | (scales[11] >> 6) << 4) - 32 = 63-32 = 31;
+     * e255 (half 1, plane 3, l 31): qs[32+31] >> 6 = 2, hmask[31] bit 7 set -> q = 2: 124 */
+    memset(b, 0, sizeof b), b[0] = 0xFF, b[1] = 0x01, b[31] = 0x80, b[32 + 1] = 0x03, b[32 + 63] = 0x80;
+    b[96 + 0] = 0x01, b[96 + 7] = 0xF0, b[96 + 11] = 0xC0, wr16(b + 108, H_TWO);
+    /* hmask[0] = 0xFF: e0 gets hi = 1 -> q = 0 instead: (2*-31)*0 = -0.0; e32 (plane 1, hi set,
+     * lo 0, scale 2 = 0 - 32) is (2*-32)*0 = -0.0 */
+    literal(t, WGF_DT_Q3_K, b, (struct lit[]){{0, -0.0f}, {1, -186.0f}, {255, 124.0f}, {32, -0.0f}}, 4);
+    b[0] = 0x00; /* now e0 has hi clear: q = -4 -> 248 */
+    literal(t, WGF_DT_Q3_K, b, (struct lit[]){{0, 248.0f}}, 1);
+    /* Q4_K, d = 1, dmin = 1: scales b[4..15]: k[0] = 0x45 (sc0 5, top bits 1 for sc4),
+     * k[4] = 0x82 (mn0 2, top bits 2 for mn4), k[1] = 0x01 (sc1 1), k[8] = 0x37:
+     * sc4 = 7 | 1<<4 = 23, mn4 = 3 | 2<<4 = 35. qs[0] = 0x9C: e0 = 5*12 - 2 = 58,
+     * e32 = 1*9 - 0 = 9; qs[64] = 0x0A: e128 (sub-block 4) = 23*10 - 35 = 195 */
+    memset(b, 0, sizeof b), wr16(b, H_ONE), wr16(b + 2, H_ONE);
+    b[4 + 0] = 0x45, b[4 + 4] = 0x82, b[4 + 1] = 0x01, b[4 + 8] = 0x37, b[16] = 0x9C, b[16 + 64] = 0x0A;
+    literal(t, WGF_DT_Q4_K, b, (struct lit[]){{0, 58.0f}, {32, 9.0f}, {128, 195.0f}}, 3);
+    /* Q5_K: the same scales; qh[0] = 0x01 adds 16 to e0 only: 5*28 - 2 = 138, e32 stays 9 */
+    memset(b, 0, sizeof b), wr16(b, H_ONE), wr16(b + 2, H_ONE);
+    b[4 + 0] = 0x45, b[4 + 4] = 0x82, b[4 + 1] = 0x01, b[4 + 8] = 0x37, b[16] = 0x01, b[48] = 0x9C, b[48 + 64] = 0x0A;
+    literal(t, WGF_DT_Q5_K, b, (struct lit[]){{0, 138.0f}, {32, 9.0f}, {128, 195.0f}}, 3);
+    /* Q6_K, d = 0.5: scales[0] = -3, scales[15] = 127; ql[0] = 0x0F, qh[0] = 0x02:
+     * e0 = (15 | 2<<4) - 32 = 15 -> (0.5*-3)*15 = -22.5; e255 (ql[127] >> 4 = 0, qh[63] >> 6 = 0)
+     * -> q = -32: (0.5*127)*-32 = -2032 */
+    memset(b, 0, sizeof b), b[0] = 0x0F, b[128] = 0x02, b[192] = 0xFD, b[192 + 15] = 0x7F, wr16(b + 208, H_HALF);
+    literal(t, WGF_DT_Q6_K, b, (struct lit[]){{0, -22.5f}, {255, -2032.0f}}, 2);
+}
+
+/* ---- extremes ------------------------------------------------------------------------- */
+
+static void extremes(struct wgf_t *t)
+{
+    /* all-zero bytes: the sign of zero follows the formula: Q4_0 (0-8)*0, Q5_0 (0-16)*0 and
+     * Q6_K (0*0)*(0-32) give -0.0; Q3_K (0*-32)*(0-4) = (-0)*(-4) = +0; the rest +0 */
+    for (int i = 0; i < NQT; i++) {
+        uint8_t zero[256] = {0};
+        float   got[256];
+        wgf__quant_decode(QT[i].dt, zero, 1, got);
+        bool neg = QT[i].dt == WGF_DT_Q4_0 || QT[i].dt == WGF_DT_Q5_0 || QT[i].dt == WGF_DT_Q6_K, ok = true;
+        for (int e = 0; e < QT[i].elems; e++) ok = ok && got[e] == 0.0f && (signbit(got[e]) != 0) == neg;
+        char nm[64];
+        snprintf(nm, sizeof nm, "all-zero block %s", wgf_dtype_str(QT[i].dt));
+        wgf_t_check(t, ok, nm, "every element %s0.0", neg ? "-" : "+");
+    }
+    /* scales at the edges, through the formula check with random q */
+    static const uint32_t ds[] = {H_MAX, H_SUB, H_NZERO, H_NAN, H_INF, 0x8001u /* -2^-24 */, 0x03ffu /* largest subnormal */};
+    static const char *const dn[] = {"max 65504", "subnormal 2^-24", "-0.0", "NaN", "Inf", "-2^-24", "subnormal 0x03ff"};
+    struct wgf_rng r;
+    wgf_rng_seed(&r, 7);
+    for (int i = 0; i < NQT; i++)
+        for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
+            struct qblock b;
+            random_block(&r, QT[i].dt, 1.0f, &b);
+            b.d = ds[k];
+            b.m = ds[(k + 1) % (sizeof ds / sizeof ds[0])];
+            char nm[96];
+            snprintf(nm, sizeof nm, "scale %s %s", dn[k], wgf_dtype_str(QT[i].dt));
+            check_block(t, &QT[i], &b, nm, true);
+        }
+    /* the largest magnitudes each type can produce, by hand: Q8_0 -128 * 65504 = -8384512;
+     * Q4_0 (0-8) * 65504 = -524032; Q6_K (65504 * -128) * -32 = 268304384 */
+    uint8_t b[256] = {0};
+    float   got[256];
+    wr16(b, H_MAX), b[2] = 0x80;
+    wgf__quant_decode(WGF_DT_Q8_0, b, 1, got);
+    wgf_t_check(t, got[0] == -8384512.0f, "extreme q8_0", "got %.9g", got[0]);
+    memset(b, 0, sizeof b), wr16(b, H_MAX);
+    wgf__quant_decode(WGF_DT_Q4_0, b, 1, got);
+    wgf_t_check(t, got[31] == -524032.0f, "extreme q4_0", "got %.9g", got[31]);
+    memset(b, 0, sizeof b), b[192 + 3] = 0x80, wr16(b + 208, H_MAX);
+    wgf__quant_decode(WGF_DT_Q6_K, b, 1, got);
+    wgf_t_check(t, got[48] == 268304384.0f, "extreme q6_k", "got %.9g", got[48]);
+}
+
+/* ---- random blocks, bit-exact --------------------------------------------------------- */
+
+static void random_blocks(struct wgf_t *t)
+{
+    struct wgf_rng r;
+    wgf_rng_seed(&r, 14);
+    for (int i = 0; i < NQT; i++) {
+        bool ok = true;
+        char nm[64];
+        snprintf(nm, sizeof nm, "300 random blocks %s", wgf_dtype_str(QT[i].dt));
+        for (int k = 0; k < 300 && ok; k++) {
+            struct qblock b;
+            random_block(&r, QT[i].dt, ldexpf(1.0f, rnd(&r, -20, 4)), &b);
+            ok = check_block(t, &QT[i], &b, nm, false);
+        }
+        if (ok) wgf_t_check(t, true, nm, "bit-exact");
+        /* the table the loader uses agrees with this file's block sizes */
+        snprintf(nm, sizeof nm, "block size %s", wgf_dtype_str(QT[i].dt));
+        wgf_t_check(t, wgf_dtype_block_elems(QT[i].dt) == QT[i].elems && wgf_dtype_block_bytes(QT[i].dt) == QT[i].bytes, nm,
+                    "%d elements in %d bytes", wgf_dtype_block_elems(QT[i].dt), wgf_dtype_block_bytes(QT[i].dt));
+        /* row access and single elements go through the same decoder */
+        struct qblock b;
+        random_block(&r, QT[i].dt, 0.01f, &b);
+        uint8_t           two[512];
+        struct wgf_tensor tv = {.dtype = QT[i].dt, .n_dims = 2, .shape = {2, QT[i].elems, 1, 1}, .data = two, .nbytes = 2u * (unsigned)QT[i].bytes};
+        pack(QT[i].dt, &b, two);
+        pack(QT[i].dt, &b, two + QT[i].bytes);
+        float row[256];
+        wgf_tensor_row_f32(&tv, 1, row);
+        int e = rnd(&r, 0, QT[i].elems - 1);
+        snprintf(nm, sizeof nm, "row and element access %s", wgf_dtype_str(QT[i].dt));
+        wgf_t_check(t, same_bits(row[e], expect_elem(QT[i].dt, &b, e)) && same_bits(wgf_tensor_get_f32(&tv, QT[i].elems + e), row[e]),
+                    nm, "element %d", e);
+    }
+}
+
+/* ---- quantizers (the simple types) ---------------------------------------------------- */
+
+static void quantizers(struct wgf_t *t)
+{
+    static const enum wgf_dtype qd[] = {WGF_DT_Q8_0, WGF_DT_Q4_0, WGF_DT_Q4_1, WGF_DT_Q5_0, WGF_DT_Q5_1};
+    struct wgf_rng              r;
+    wgf_rng_seed(&r, 3);
+    for (size_t i = 0; i < sizeof qd / sizeof qd[0]; i++) {
+        char nm[96];
+        snprintf(nm, sizeof nm, "quantizer %s exists", wgf_dtype_str(qd[i]));
+        if (!wgf_t_check(t, wgf__quant_can_encode(qd[i]), nm, "wgf__quant_can_encode")) continue;
+        /* values on the grid of a power-of-two step (every f16 product exact) come back exactly
+         * when the block holds the extremes that make the quantizer choose that step:
+         * Q8_0 step = max/127 -> x = q * 2^-4 with max 127 * 2^-4; Q4_0 d = max/-8 with max = -8 * 2^-3
+         * (x = (q-8) * 2^-3 for q in 0..15); Q5_0 likewise with -16; Q4_1 d = (max-min)/15 with min 0,
+         * max 15 * 2^-2; Q5_1 with 31 */
+        double worst = 0;
+        bool   exact = true;
+        for (int k = 0; k < 200; k++) {
+            float x[32], y[32];
+            int   lo = 0, hi = 0, off = 0;
+            float step = 0;
+            switch (qd[i]) {
+            case WGF_DT_Q8_0: lo = -127, hi = 127, step = 0x1p-4f; break;
+            case WGF_DT_Q4_0: lo = 0, hi = 15, off = 8, step = 0x1p-3f; break;
+            case WGF_DT_Q5_0: lo = 0, hi = 31, off = 16, step = 0x1p-3f; break;
+            case WGF_DT_Q4_1: lo = 0, hi = 15, step = 0x1p-2f; break;
+            default: lo = 0, hi = 31, step = 0x1p-2f; break;
+            }
+            for (int e = 0; e < 32; e++) x[e] = (float)(rnd(&r, lo, hi) - off) * step;
+            /* pin the values that define the step: Q8_0 max|x| = 127 step; Q4_0/Q5_0 the most
+             * negative value -8 / -16 step (larger in magnitude than any positive one: 7 / 15
+             * step); Q4_1/Q5_1 min 0 and max 15 / 31 step */
+            x[3] = (float)(qd[i] == WGF_DT_Q8_0 ? hi : lo - off) * step;
+            if (qd[i] == WGF_DT_Q4_1 || qd[i] == WGF_DT_Q5_1) x[20] = (float)hi * step;
+            uint8_t blk[64];
+            wgf__quant_encode(qd[i], x, 1, blk);
+            wgf__quant_decode(qd[i], blk, 1, y);
+            for (int e = 0; e < 32; e++) exact = exact && x[e] == y[e];
+            /* uniform values: error within half a step plus the f16 rounding of d (2^-11
+             * relative, times the largest q) and of m; Q4_0/Q5_0 clamp q at 15 / 31, so the
+             * value opposite the block's extreme can be off by a whole step (as in ggml) */
+            float amax = 0, mn = INFINITY, mx = -INFINITY;
+            for (int e = 0; e < 32; e++) {
+                x[e] = (float)rnd(&r, -100000, 100000) * 1e-5f;
+                amax = fmaxf(amax, fabsf(x[e])), mn = fminf(mn, x[e]), mx = fmaxf(mx, x[e]);
+            }
+            wgf__quant_encode(qd[i], x, 1, blk);
+            wgf__quant_decode(qd[i], blk, 1, y);
+            float full = qd[i] == WGF_DT_Q8_0 ? amax / 127 : qd[i] == WGF_DT_Q4_0 ? amax / 8 : qd[i] == WGF_DT_Q5_0 ? amax / 16
+                       : qd[i] == WGF_DT_Q4_1 ? (mx - mn) / 15 : (mx - mn) / 31;
+            for (int e = 0; e < 32; e++) {
+                double half  = qd[i] == WGF_DT_Q4_0 || qd[i] == WGF_DT_Q5_0 ? 1.0 : 0.5;
+                double bound = half * full + full * 32 * 0x1p-11 + (fabsf(mn) + amax) * 0x1p-11;
+                double ex    = fabs((double)x[e] - y[e]) - bound;
+                if (ex > worst) worst = ex;
+            }
+        }
+        snprintf(nm, sizeof nm, "quantizer %s: grid values exact", wgf_dtype_str(qd[i]));
+        wgf_t_check(t, exact, nm, "dequant(quant(x)) == x");
+        snprintf(nm, sizeof nm, "quantizer %s: error within half a step", wgf_dtype_str(qd[i]));
+        wgf_t_check(t, worst <= 0, nm, "worst excess %.3g", worst);
+    }
+    wgf_t_check(t, !wgf__quant_can_encode(WGF_DT_F32), "quantizer: none for f32", "f32 is not a block type");
+}
+
+/* ---- GGUF round trip and cpu-ref on a model of every type ------------------------------- */
+
+#define M_DIM    256
+#define M_HID    512
+#define M_HEADS  4
+#define M_KV     2
+#define M_LAYERS 2
+#define M_VOCAB  48
+#define M_NTOK   10
+
+/* A matrix of random blocks of type dt (rows x cols): bytes in *blk, expected floats in *val. */
+static void random_matrix(struct wgf_rng *r, enum wgf_dtype dt, int64_t rows, int64_t cols, uint8_t **blk, float **val, uint64_t *nb)
+{
+    const struct qtype *qt = qtype_of(dt);
+    int64_t             n  = rows * cols, nblk = n / qt->elems;
+    *nb                    = (uint64_t)nblk * (uint64_t)qt->bytes;
+    *blk                   = malloc(*nb);
+    *val                   = malloc((size_t)n * sizeof **val);
+    /* scale so weights are ~0.05: the largest |q * sub-scale| per type */
+    float big = dt == WGF_DT_Q8_0 ? 128 : dt == WGF_DT_Q4_0 || dt == WGF_DT_Q4_1 ? 15 : dt == WGF_DT_Q5_0 || dt == WGF_DT_Q5_1 ? 31
+              : dt == WGF_DT_Q2_K ? 45 : dt == WGF_DT_Q3_K ? 128 : dt == WGF_DT_Q4_K ? 945 : dt == WGF_DT_Q5_K ? 1953 : 4096;
+    for (int64_t i = 0; i < nblk; i++) {
+        struct qblock b;
+        random_block(r, dt, 0.05f / big, &b);
+        if (dt == WGF_DT_Q4_1 || dt == WGF_DT_Q5_1) b.m = wgf_f32_to_f16(-0.025f);
+        pack(dt, &b, *blk + i * qt->bytes);
+        for (int e = 0; e < qt->elems; e++) (*val)[i * qt->elems + e] = expect_elem(dt, &b, e);
+    }
+}
+
+static void gguf_round_trip(struct wgf_t *t, const char *dir)
+{
+    struct wgf_rng r;
+    wgf_rng_seed(&r, 5);
+    struct wgf_gguf_writer *w = wgf_gguf_writer_new();
+    uint8_t                *blk[NQT];
+    uint64_t                nb[NQT];
+    wgf_gguf_writer_add_str(w, "general.architecture", "llama");
+    for (int i = 0; i < NQT; i++) {
+        float  *val;
+        char    nm[32];
+        int64_t shape[2] = {3, 2 * QT[i].elems};
+        random_matrix(&r, QT[i].dt, shape[0], shape[1], &blk[i], &val, &nb[i]);
+        free(val);
+        snprintf(nm, sizeof nm, "t.%s", wgf_dtype_str(QT[i].dt));
+        wgf_gguf_writer_add_tensor(w, nm, QT[i].dt, 2, shape, blk[i], nb[i]);
+    }
+    char path[600];
+    snprintf(path, sizeof path, "%s/every_type.gguf", dir);
+    struct wgf_err err = {0};
+    enum wgf_status st = wgf_gguf_writer_write(w, path, &err);
+    wgf_gguf_writer_free(w);
+    struct wgf_gguf *g = NULL;
+    if (st == WGF_OK) st = wgf_gguf_open(path, &g, &err);
+    if (wgf_t_check(t, st == WGF_OK, "gguf round trip: write and open", "%s", err.msg)) {
+        for (int i = 0; i < NQT; i++) {
+            char nm[64];
+            snprintf(nm, sizeof nm, "t.%s", wgf_dtype_str(QT[i].dt));
+            int64_t                     k = wgf_gguf_find_tensor(g, nm);
+            struct wgf_gguf_tensor_info ti;
+            bool                        ok = k >= 0;
+            if (ok) wgf_gguf_tensor(g, k, &ti);
+            ok = ok && ti.dtype == QT[i].dt && ti.n_dims == 2 && ti.shape[0] == 3 && ti.shape[1] == 2 * QT[i].elems &&
+                 ti.nbytes == nb[i] && memcmp(ti.data, blk[i], nb[i]) == 0;
+            snprintf(nm, sizeof nm, "gguf round trip %s", wgf_dtype_str(QT[i].dt));
+            wgf_t_check(t, ok, nm, "type, shape (3, %d), %llu bytes identical", 2 * QT[i].elems, (unsigned long long)nb[i]);
+        }
+        /* the type id on disk is ggml's: read it back from the tensor-info record */
+        size_t   fsz = 0;
+        FILE    *f   = fopen(path, "rb");
+        uint8_t *all = NULL;
+        if (f && !fseek(f, 0, SEEK_END)) fsz = (size_t)ftell(f);
+        if (f && fsz && (all = malloc(fsz)) && !fseek(f, 0, SEEK_SET) && fread(all, 1, fsz, f) == fsz) {
+            int found = 0;
+            for (int i = 0; i < NQT; i++) {
+                char nm[32];
+                snprintf(nm, sizeof nm, "t.%s", wgf_dtype_str(QT[i].dt));
+                size_t nl = strlen(nm);
+                for (size_t o = 0; o + nl + 4 + 16 + 4 <= fsz; o++)
+                    if (!memcmp(all + o, nm, nl) && all[o + nl] == 2) { /* name, u32 n_dims 2, 2 x u64 ne, u32 type */
+                        const uint8_t *p = all + o + nl + 4 + 16;
+                        found += (uint32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24) == QT[i].ggml;
+                        break;
+                    }
+            }
+            wgf_t_check(t, found == NQT, "gguf round trip: ggml type ids", "%d of %d", found, NQT);
+        } else wgf_t_check(t, false, "gguf round trip: ggml type ids", "cannot read %s", path);
+        free(all);
+        if (f) fclose(f);
+    }
+    wgf_gguf_close(g);
+    for (int i = 0; i < NQT; i++) free(blk[i]);
+}
+
+/* Write the test Llama twice: matrices as blocks of the types in `types` (cycled), and
+ * as F32 holding the expected floats. Norms are f32 ones-ish in both. */
+static enum wgf_status write_pair(const char *qpath, const char *fpath, const enum wgf_dtype *types, int ntypes, bool tied,
+                                  struct wgf_err *err)
+{
+    struct wgf_gguf_writer *w[2] = {wgf_gguf_writer_new(), wgf_gguf_writer_new()};
+    struct wgf_rng          r;
+    wgf_rng_seed(&r, 1414);
+    for (int k = 0; k < 2; k++) {
+        wgf_gguf_writer_add_str(w[k], "general.architecture", "llama");
+        wgf_gguf_writer_add_u32(w[k], "llama.context_length", 64);
+        wgf_gguf_writer_add_u32(w[k], "llama.embedding_length", M_DIM);
+        wgf_gguf_writer_add_u32(w[k], "llama.block_count", M_LAYERS);
+        wgf_gguf_writer_add_u32(w[k], "llama.feed_forward_length", M_HID);
+        wgf_gguf_writer_add_u32(w[k], "llama.attention.head_count", M_HEADS);
+        wgf_gguf_writer_add_u32(w[k], "llama.attention.head_count_kv", M_KV);
+        wgf_gguf_writer_add_u32(w[k], "llama.vocab_size", M_VOCAB);
+        wgf_gguf_writer_add_f32(w[k], "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    }
+    int  ti = 0;
+    char nm[64];
+    /* one matrix into both files */
+#define MAT(name, rows, cols)                                                                                  \
+    do {                                                                                                       \
+        enum wgf_dtype dt = types[ti++ % ntypes];                                                              \
+        uint8_t       *blk;                                                                                    \
+        float         *val;                                                                                    \
+        uint64_t       nb;                                                                                     \
+        int64_t        shp[2] = {rows, cols};                                                                  \
+        random_matrix(&r, dt, rows, cols, &blk, &val, &nb);                                                    \
+        wgf_gguf_writer_add_tensor(w[0], name, dt, 2, shp, blk, nb);                                           \
+        wgf_gguf_writer_add_tensor(w[1], name, WGF_DT_F32, 2, shp, val, (uint64_t)(rows) * (uint64_t)(cols)*4); \
+        free(blk);                                                                                             \
+        free(val);                                                                                             \
+    } while (0)
+#define VEC(name, n)                                                                                           \
+    do {                                                                                                       \
+        float   v[M_HID];                                                                                      \
+        int64_t shp[1] = {n};                                                                                  \
+        for (int i = 0; i < (n); i++) v[i] = 0.8f + (float)wgf_rng_below(&r, 400) / 1000.0f;                   \
+        for (int k = 0; k < 2; k++) wgf_gguf_writer_add_tensor(w[k], name, WGF_DT_F32, 1, shp, v, (uint64_t)(n)*4); \
+    } while (0)
+    MAT("token_embd.weight", M_VOCAB, M_DIM);
+    VEC("output_norm.weight", M_DIM);
+    if (!tied) MAT("output.weight", M_VOCAB, M_DIM);
+    const int hd = M_DIM / M_HEADS;
+    for (int l = 0; l < M_LAYERS; l++) {
+#define NM(s) (snprintf(nm, sizeof nm, "blk.%d." s, l), nm)
+        VEC(NM("attn_norm.weight"), M_DIM);
+        VEC(NM("ffn_norm.weight"), M_DIM);
+        MAT(NM("attn_q.weight"), M_DIM, M_DIM);
+        MAT(NM("attn_k.weight"), M_KV * hd, M_DIM);
+        MAT(NM("attn_v.weight"), M_KV * hd, M_DIM);
+        MAT(NM("attn_output.weight"), M_DIM, M_DIM);
+        MAT(NM("ffn_gate.weight"), M_HID, M_DIM);
+        MAT(NM("ffn_up.weight"), M_HID, M_DIM);
+        MAT(NM("ffn_down.weight"), M_DIM, M_HID);
+#undef NM
+    }
+#undef MAT
+#undef VEC
+    enum wgf_status st = wgf_gguf_writer_write(w[0], qpath, err);
+    if (st == WGF_OK) st = wgf_gguf_writer_write(w[1], fpath, err);
+    wgf_gguf_writer_free(w[0]);
+    wgf_gguf_writer_free(w[1]);
+    return st;
+}
+
+static float *logits_of(struct wgf_t *t, const char *path, const int32_t *tok, char *src_dtype, size_t cap)
+{
+    struct wgf_err        err = {0};
+    struct wgf_llm_model *m   = NULL;
+    char                  nm[700];
+    snprintf(nm, sizeof nm, "load %s", path);
+    if (!wgf_t_check(t, wgf_llm_model_load(path, &m, &err) == WGF_OK, nm, "%s", err.msg)) return NULL;
+    if (src_dtype) snprintf(src_dtype, cap, "%s", m->cfg.source_dtype);
+    struct wgf_llm_backend         b;
+    struct wgf_llm_backend_options bo = {.n_ctx = 32, .n_threads = 2};
+    float                         *lg = NULL;
+    if (wgf_llm_backend_open(&b, &wgf_llm_backend_ref, m, &bo, &err) == WGF_OK) {
+        lg = malloc((size_t)M_NTOK * b.n_vocab * sizeof *lg);
+        if (b.forward(&b, tok, M_NTOK, 0, lg, true, &err) != WGF_OK) free(lg), lg = NULL;
+        wgf_llm_backend_close(&b);
+    }
+    if (!lg) wgf_t_check(t, false, nm, "forward: %s", err.msg);
+    wgf_llm_model_free(m);
+    return lg;
+}
+
+static void model_logits(struct wgf_t *t, const char *dir, const char *tag, const enum wgf_dtype *types, int ntypes, bool tied)
+{
+    char qp[600], fp[600], nm[160], sd[16] = "";
+    snprintf(qp, sizeof qp, "%s/%s_q.gguf", dir, tag);
+    snprintf(fp, sizeof fp, "%s/%s_f32.gguf", dir, tag);
+    struct wgf_err err = {0};
+    snprintf(nm, sizeof nm, "%s: write quantized and f32 twins", tag);
+    if (!wgf_t_check(t, write_pair(qp, fp, types, ntypes, tied, &err) == WGF_OK, nm, "%s", err.msg)) return;
+    int32_t        tok[M_NTOK];
+    struct wgf_rng r;
+    wgf_rng_seed(&r, 99);
+    for (int i = 0; i < M_NTOK; i++) tok[i] = (int32_t)wgf_rng_below(&r, M_VOCAB);
+    float *a = logits_of(t, qp, tok, sd, sizeof sd), *b = logits_of(t, fp, tok, NULL, 0);
+    if (a && b) {
+        size_t n    = (size_t)M_NTOK * M_VOCAB;
+        double dmax = 0, smax = 0;
+        bool   finite = true;
+        for (size_t i = 0; i < n; i++) {
+            dmax   = fmax(dmax, fabs((double)a[i] - b[i]));
+            smax   = fmax(smax, fabs((double)b[i]));
+            finite = finite && isfinite(a[i]);
+        }
+        snprintf(nm, sizeof nm, "%s: cpu-ref logits quantized == dequantized f32", tag);
+        wgf_t_check(t, finite && smax > 0 && memcmp(a, b, n * sizeof *a) == 0, nm, "source dtype %s, max |diff| %.3g of %.3g (tolerance 0)", sd,
+                    dmax, smax);
+    }
+    free(a);
+    free(b);
+}
+
+int main(void)
+{
+    struct wgf_t t = {0};
+    literals(&t);
+    extremes(&t);
+    random_blocks(&t);
+    quantizers(&t);
+    char dir[512];
+    wgf_t_tmpdir("quant", dir, sizeof dir);
+    gguf_round_trip(&t, dir);
+    /* every type in one file (cycled over the matrices: a mixed file), tied embeddings
+     * (the embedding rows and lm_head decode from the same blocks) */
+    enum wgf_dtype all[NQT];
+    for (int i = 0; i < NQT; i++) all[i] = QT[i].dt;
+    model_logits(&t, dir, "mixed", all, NQT, true);
+    /* one type throughout, untied, for each type */
+    for (int i = 0; i < NQT; i++) model_logits(&t, dir, wgf_dtype_str(QT[i].dt), &QT[i].dt, 1, false);
+    return wgf_t_finish(&t);
+}
