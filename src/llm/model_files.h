@@ -29,7 +29,8 @@ void wgf__dtype_decode(enum wgf_dtype t, const void *src, uint64_t n, float *dst
 void wgf__quant_decode(enum wgf_dtype t, const void *src, uint64_t nblocks, float *dst);
 /* Types with a reference quantizer here (ggml's quantize_row_*_ref, same bytes). */
 bool wgf__quant_can_encode(enum wgf_dtype t);
-/* Quantize nblocks blocks of 32 finite floats; t must satisfy wgf__quant_can_encode. */
+/* Quantize nblocks blocks (32 or 256 finite floats each); t must satisfy
+ * wgf__quant_can_encode. Bytes as ggml's quantize_row_*_ref writes them. */
 void wgf__quant_encode(enum wgf_dtype t, const float *src, uint64_t nblocks, void *dst);
 
 /* ---- safetensors.c ---------------------------------------------------------------------- */

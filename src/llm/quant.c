@@ -308,9 +308,227 @@ static void enc_q5_1(const float *x, uint8_t *b)
     put_q5(b + 8, b + 4, q);
 }
 
+/* ---- k-quants: ggml's reference search (quantize_row_q{4,5,6}_K_ref, no importance matrix,
+ * which is what llama-quantize runs without --imatrix) ------------------------------------ */
+
+/* round to nearest, ties to even (ggml adds 1.5 * 2^23 and reads the mantissa: the same
+ * for |v| < 2^22, which every caller guarantees) */
+static inline int round_ne(float v) { return (int)rintf(v); }
+
+/* Affine fit of n values to q in [0, nmax] with x ~ scale * q - mn (mn >= 0 returned in
+ * *mn): start from the min/max grid, then try nstep+1 stretched grids (nmax + rmin +
+ * rdelta * k) and keep the weighted least-squares (scale, min) of the best one. q in L. */
+static float fit_affine(int n, int nmax, const float *x, const float *w, uint8_t *L, float *mn, float rmin, float rdelta, int nstep)
+{
+    float lo = x[0], hi = x[0], sw = w[0], sx = sw * x[0];
+    for (int i = 1; i < n; i++) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+        sw += w[i];
+        sx += w[i] * x[i];
+    }
+    if (lo > 0) lo = 0;
+    if (hi == lo) {
+        memset(L, 0, (size_t)n);
+        *mn = -lo;
+        return 0;
+    }
+    float inv = (float)nmax / (hi - lo), scale = 1 / inv, best = 0;
+    for (int i = 0; i < n; i++) {
+        int q = round_ne(inv * (x[i] - lo));
+        L[i]  = (uint8_t)(q < 0 ? 0 : q > nmax ? nmax : q);
+        float e = scale * (float)L[i] + lo - x[i];
+        best += w[i] * (e * e);
+    }
+    uint8_t trial[32];
+    for (int k = 0; k <= nstep; k++) {
+        inv        = (rmin + rdelta * (float)k + (float)nmax) / (hi - lo);
+        float sl = 0, sl2 = 0, sxl = 0;
+        for (int i = 0; i < n; i++) {
+            int q    = round_ne(inv * (x[i] - lo));
+            q        = q < 0 ? 0 : q > nmax ? nmax : q;
+            trial[i] = (uint8_t)q;
+            sl += w[i] * (float)q;
+            sl2 += w[i] * (float)q * (float)q;
+            sxl += w[i] * (float)q * x[i];
+        }
+        float det = sw * sl2 - sl * sl;
+        if (!(det > 0)) continue;
+        float ts = (sw * sxl - sx * sl) / det, tm = (sl2 * sx - sl * sxl) / det;
+        if (tm > 0) {
+            tm = 0;
+            ts = sxl / sl2;
+        }
+        float err = 0;
+        for (int i = 0; i < n; i++) {
+            float e = ts * (float)trial[i] + tm - x[i];
+            err += w[i] * (e * e);
+        }
+        if (err < best) {
+            memcpy(L, trial, (size_t)n);
+            best  = err;
+            scale = ts;
+            lo    = tm;
+        }
+    }
+    *mn = -lo;
+    return scale;
+}
+
+/* Q4_K (nmax 15) / Q5_K (nmax 31): each 32-value sub-block gets an affine fit weighted by
+ * rms + |x|; the 8 scales and 8 mins are quantized to 6 bits against the block's largest
+ * (d = max scale / 63, dmin = max min / 63) and q is recomputed against the stored scales. */
+static void enc_q45_k(const float *x, uint8_t *b, int nmax)
+{
+    uint8_t L[256];
+    float   sc[8], mn[8], w[32], max_sc = 0, max_mn = 0;
+    for (int s = 0; s < 8; s++) {
+        const float *xs = x + 32 * s;
+        float        s2 = 0;
+        for (int l = 0; l < 32; l++) s2 += xs[l] * xs[l];
+        float rms = sqrtf(s2 / 32);
+        for (int l = 0; l < 32; l++) w[l] = rms + fabsf(xs[l]);
+        sc[s] = nmax == 15 ? fit_affine(32, 15, xs, w, L + 32 * s, &mn[s], -1.0f, 0.1f, 20)
+                           : fit_affine(32, 31, xs, w, L + 32 * s, &mn[s], -0.5f, 0.1f, 15);
+        if (sc[s] > max_sc) max_sc = sc[s];
+        if (mn[s] > max_mn) max_mn = mn[s];
+    }
+    float    isc = max_sc > 0 ? 63.0f / max_sc : 0.0f, imn = max_mn > 0 ? 63.0f / max_mn : 0.0f;
+    uint8_t *k   = b + 4;
+    memset(k, 0, 12);
+    for (int s = 0; s < 8; s++) {
+        /* ggml stores nearest_int() in a uint8_t, then caps at 63: negative values wrap first */
+        uint8_t ls = (uint8_t)round_ne(isc * sc[s]), lm = (uint8_t)round_ne(imn * mn[s]);
+        ls         = ls > 63 ? 63 : ls;
+        lm         = lm > 63 ? 63 : lm;
+        if (s < 4) {
+            k[s]     = ls;
+            k[s + 4] = lm;
+        } else {
+            k[s + 4] = (uint8_t)((ls & 15) | (lm & 15) << 4);
+            k[s - 4] |= (uint8_t)((ls >> 4) << 6);
+            k[s] |= (uint8_t)((lm >> 4) << 6);
+        }
+    }
+    f2h(b, max_sc / 63.0f);
+    f2h(b + 2, max_mn / 63.0f);
+    float d = h2f(b), dmin = h2f(b + 2);
+    for (int s = 0; s < 8; s++) {
+        int qs, qm;
+        scale_min_k4(k, s, &qs, &qm);
+        float ds = d * (float)qs;
+        if (ds == 0) continue; /* keeps the fit's q, as ggml does */
+        float dm = dmin * (float)qm;
+        for (int l = 0; l < 32; l++) {
+            int q         = round_ne((x[32 * s + l] + dm) / ds);
+            L[32 * s + l] = (uint8_t)(q < 0 ? 0 : q > nmax ? nmax : q);
+        }
+    }
+    uint8_t *qh = nmax == 31 ? b + 16 : NULL, *qs = b + (nmax == 31 ? 48 : 16);
+    if (qh) memset(qh, 0, 32);
+    for (int s = 0; s < 8; s += 2)
+        for (int l = 0; l < 32; l++) {
+            int a = L[32 * s + l], c = L[32 * (s + 1) + l];
+            if (qh) qh[l] |= (uint8_t)((a >> 4) << s | (c >> 4) << (s + 1));
+            qs[16 * s + l] = (uint8_t)((a & 15) | (c & 15) << 4);
+        }
+}
+
+static void enc_q4_k(const float *x, uint8_t *b) { enc_q45_k(x, b, 15); }
+static void enc_q5_k(const float *x, uint8_t *b) { enc_q45_k(x, b, 31); }
+
+#define SMALLEST_MAX 1e-15f /* ggml's GROUP_MAX_EPS: below it a group counts as all zero */
+
+/* Symmetric fit of 16 values to q in [-32, 31], weighted by x^2: the grid through the
+ * value of largest magnitude, then 18 nearby grids (-(32 + 0.1 k) / max, k = +-1..9),
+ * keeping the best least-squares scale. q + 32 in L. */
+static float fit_symmetric(const float *x, uint8_t *L)
+{
+    float amax = 0, max = 0;
+    for (int i = 0; i < 16; i++)
+        if (fabsf(x[i]) > amax) {
+            amax = fabsf(x[i]);
+            max  = x[i];
+        }
+    if (amax < SMALLEST_MAX) {
+        memset(L, 0, 16);
+        return 0;
+    }
+    float inv = -32.0f / max, slx = 0, sl2 = 0;
+    for (int i = 0; i < 16; i++) {
+        int q = round_ne(inv * x[i]);
+        q     = q < -32 ? -32 : q > 31 ? 31 : q;
+        L[i]  = (uint8_t)(q + 32);
+        float w = x[i] * x[i];
+        slx += w * x[i] * (float)q;
+        sl2 += w * (float)q * (float)q;
+    }
+    float scale = sl2 != 0 ? slx / sl2 : 0.0f, best = scale * slx;
+    for (int k = -9; k <= 9; k++) {
+        if (k == 0) continue;
+        inv = -(32.0f + 0.1f * (float)k) / max;
+        slx = sl2 = 0;
+        for (int i = 0; i < 16; i++) {
+            int q = round_ne(inv * x[i]);
+            q     = q < -32 ? -32 : q > 31 ? 31 : q;
+            float w = x[i] * x[i];
+            slx += w * x[i] * (float)q;
+            sl2 += w * (float)q * (float)q;
+        }
+        if (sl2 > 0 && slx * slx > best * sl2) {
+            for (int i = 0; i < 16; i++) {
+                int q = round_ne(inv * x[i]);
+                L[i]  = (uint8_t)((q < -32 ? -32 : q > 31 ? 31 : q) + 32);
+            }
+            scale = slx / sl2;
+            best  = scale * slx;
+        }
+    }
+    return scale;
+}
+
+/* Q6_K: 16 sub-blocks of 16 with a symmetric fit each; the int8 sub-scales are the fits
+ * quantized against the one of largest magnitude (d = that / -128), then q is recomputed
+ * against the stored scales. */
+static void enc_q6_k(const float *x, uint8_t *b)
+{
+    uint8_t L[256];
+    float   sc[16], max_abs = 0, max_sc = 0;
+    for (int s = 0; s < 16; s++) {
+        sc[s] = fit_symmetric(x + 16 * s, L + 16 * s);
+        if (fabsf(sc[s]) > max_abs) {
+            max_abs = fabsf(sc[s]);
+            max_sc  = sc[s];
+        }
+    }
+    memset(b, 0, 210);
+    if (max_abs < SMALLEST_MAX) return; /* all zero, d = +0 */
+    float inv = -128.0f / max_sc;
+    f2h(b + 208, 1 / inv);
+    float d = h2f(b + 208);
+    for (int s = 0; s < 16; s++) {
+        int v      = round_ne(inv * sc[s]);
+        b[192 + s] = (uint8_t)(int8_t)(v > 127 ? 127 : v);
+        float ds   = d * (float)(int8_t)b[192 + s];
+        if (ds == 0) continue;
+        for (int i = 0; i < 16; i++) {
+            int q           = round_ne(x[16 * s + i] / ds);
+            L[16 * s + i] = (uint8_t)((q < -32 ? -32 : q > 31 ? 31 : q) + 32);
+        }
+    }
+    for (int h = 0; h < 2; h++)
+        for (int l = 0; l < 32; l++) {
+            const uint8_t *q = L + 128 * h + l; /* elements l, l+32, l+64, l+96 of this half */
+            b[64 * h + l]      = (uint8_t)((q[0] & 15) | (q[64] & 15) << 4);
+            b[64 * h + 32 + l] = (uint8_t)((q[32] & 15) | (q[96] & 15) << 4);
+            b[128 + 32 * h + l] = (uint8_t)(q[0] >> 4 | (q[32] >> 4) << 2 | (q[64] >> 4) << 4 | (q[96] >> 4) << 6);
+        }
+}
+
 bool wgf__quant_can_encode(enum wgf_dtype t)
 {
-    return t == WGF_DT_Q8_0 || t == WGF_DT_Q4_0 || t == WGF_DT_Q4_1 || t == WGF_DT_Q5_0 || t == WGF_DT_Q5_1;
+    return t == WGF_DT_Q8_0 || t == WGF_DT_Q4_0 || t == WGF_DT_Q4_1 || t == WGF_DT_Q5_0 || t == WGF_DT_Q5_1 ||
+           t == WGF_DT_Q4_K || t == WGF_DT_Q5_K || t == WGF_DT_Q6_K;
 }
 
 void wgf__quant_encode(enum wgf_dtype t, const float *src, uint64_t nblocks, void *dst)
@@ -320,9 +538,12 @@ void wgf__quant_encode(enum wgf_dtype t, const float *src, uint64_t nblocks, voi
                                           : t == WGF_DT_Q4_1 ? enc_q4_1
                                           : t == WGF_DT_Q5_0 ? enc_q5_0
                                           : t == WGF_DT_Q5_1 ? enc_q5_1
+                                          : t == WGF_DT_Q4_K ? enc_q4_k
+                                          : t == WGF_DT_Q5_K ? enc_q5_k
+                                          : t == WGF_DT_Q6_K ? enc_q6_k
                                                              : NULL;
     uint64_t be, bb;
     WGF_ASSERT(f != NULL && decoder(t, &be, &bb) != NULL);
     uint8_t *o = dst;
-    for (uint64_t i = 0; i < nblocks; i++) f(src + 32 * i, o + i * bb);
+    for (uint64_t i = 0; i < nblocks; i++) f(src + be * i, o + i * bb);
 }

@@ -11,7 +11,8 @@
  *   - 300 random blocks per type, bit-exact;
  *   - a GGUF round trip (writer -> reader: type id, shape, byte size and bytes);
  *   - the simple types' quantizers: on values exactly representable in a block they
- *     round-trip exactly, and |x - dequant(quant(x))| stays within half a step;
+ *     round-trip exactly, and |x - dequant(quant(x))| stays within half a step; every
+ *     quantizer's RMS error on Gaussian rows against the D/sqrt(12) of its grid;
  *   - cpu-ref logits of a small Llama whose matrices use every type (a mixed file, as
  *     Q4_K_M is) against the same model with each matrix written as F32 from the
  *     expected floats: tolerance 0, because cpu-ref decodes one row into f32 and runs the
@@ -483,6 +484,52 @@ static void quantizers(struct wgf_t *t)
     wgf_t_check(t, !wgf__quant_can_encode(WGF_DT_F32), "quantizer: none for f32", "f32 is not a block type");
 }
 
+/* Quality on Gaussian rows: a uniform quantizer with step D has RMS error D / sqrt(12).
+ * Summing D^2 / 12 over the groups (D from each group's own range: Q8_0 max|x|/127,
+ * Q4_0 /8, Q5_0 /16, Q4_1 and Q4_K (max-min)/15, Q5_1 and Q5_K /31, Q6_K max|x|/32 per
+ * 16) predicts the error; the simple types round to that grid (ratio ~1: clamping and
+ * the f16 scale move it by a few %), the k-quants search for a better fit (below 1).
+ * Accepted: measured / predicted in [0.8, 1.1] (measured 0.88 .. 0.995, docs/llm.md). */
+static void quality(struct wgf_t *t)
+{
+    static const enum wgf_dtype qd[] = {WGF_DT_Q8_0, WGF_DT_Q4_0, WGF_DT_Q4_1, WGF_DT_Q5_0,
+                                        WGF_DT_Q5_1, WGF_DT_Q4_K, WGF_DT_Q5_K, WGF_DT_Q6_K};
+    enum { N = 64 * 256 };
+    static float   x[N], y[N];
+    static uint8_t blk[N * 2]; /* up to 8.5 bits per value */
+    struct wgf_rng r;
+    wgf_rng_seed(&r, 2024);
+    for (int i = 0; i < N; i++) { /* Box-Muller */
+        double u = ((double)wgf_rng_below(&r, 1u << 30) + 1) / (1u << 30), v = (double)wgf_rng_below(&r, 1u << 30) / (1u << 30);
+        x[i]     = (float)(sqrt(-2 * log(u)) * cos(6.283185307179586 * v));
+    }
+    for (size_t k = 0; k < sizeof qd / sizeof qd[0]; k++) {
+        enum wgf_dtype dt = qd[k];
+        char           nm[96];
+        snprintf(nm, sizeof nm, "quality %s on Gaussian rows", wgf_dtype_str(dt));
+        if (!wgf__quant_can_encode(dt)) {
+            wgf_t_check(t, false, nm, "no quantizer");
+            continue;
+        }
+        wgf__dtype_encode(dt, x, N, blk);
+        wgf__dtype_decode(dt, blk, N, y);
+        double err = 0, ref = 0, pred = 0;
+        int    g   = dt == WGF_DT_Q6_K ? 16 : 32;
+        bool   aff = dt == WGF_DT_Q4_1 || dt == WGF_DT_Q5_1 || dt == WGF_DT_Q4_K || dt == WGF_DT_Q5_K;
+        for (int i = 0; i < N; i++) err += ((double)x[i] - y[i]) * ((double)x[i] - y[i]), ref += (double)x[i] * x[i];
+        for (int i = 0; i < N; i += g) {
+            double lo = aff && dt != WGF_DT_Q4_K && dt != WGF_DT_Q5_K ? x[i] : 0, hi = lo, am = 0; /* k-quants keep min <= 0 */
+            for (int j = 0; j < g; j++) lo = fmin(lo, x[i + j]), hi = fmax(hi, x[i + j]), am = fmax(am, fabs(x[i + j]));
+            double d = dt == WGF_DT_Q8_0 ? am / 127 : dt == WGF_DT_Q4_0 ? am / 8 : dt == WGF_DT_Q5_0 ? am / 16 : dt == WGF_DT_Q6_K ? am / 32
+                     : dt == WGF_DT_Q4_1 || dt == WGF_DT_Q4_K ? (hi - lo) / 15 : (hi - lo) / 31;
+            pred += g * d * d / 12;
+        }
+        double ratio = sqrt(err / pred);
+        wgf_t_check(t, ratio >= 0.8 && ratio <= 1.1, nm, "RMS relative error %.4f, D/sqrt(12) predicts %.4f (ratio %.3f)", sqrt(err / ref),
+                    sqrt(pred / ref), ratio);
+    }
+}
+
 /* ---- GGUF round trip and cpu-ref on a model of every type ------------------------------- */
 
 #define M_DIM    256
@@ -703,6 +750,7 @@ int main(void)
     extremes(&t);
     random_blocks(&t);
     quantizers(&t);
+    quality(&t);
     char dir[512];
     wgf_t_tmpdir("quant", dir, sizeof dir);
     gguf_round_trip(&t, dir);
