@@ -205,6 +205,23 @@ enum wgf_status wgf_llm_model_synth(const char *shape, enum wgf_dtype dtype, uin
                                     struct wgf_llm_model **out, struct wgf_err *err);
 const char     *wgf_llm_synth_shapes(void); /* the names above, for messages */
 
+/* ---- quantize (llama.cpp's mixtures; rules in docs/llm.md) ----------------------------- */
+struct wgf_llm_quantize_stats {
+    uint64_t in_weight_bytes;          /* weight bytes of the loaded input             */
+    uint64_t out_file_bytes;           /* size of the GGUF written                     */
+    int      n_tensors[WGF_DT_COUNT];  /* matrices written per type                    */
+};
+/* The recipe names `type` accepts, for messages. */
+const char *wgf_llm_quantize_types(void);
+/* Load `in` (HF directory or GGUF), write `out` as a GGUF of recipe `type` ("Q4_K_M",
+ * "Q8_0", ...; case-insensitive); `pure`: every matrix in the base type (fallbacks still
+ * apply). Metadata: a GGUF input's keys are copied (tokenizer, chat template); an HF
+ * input's tokenizer.json is converted (an error when absent unless no_tokenizer). The
+ * output is written to a temporary file and renamed; needs about its size in RAM.
+ * stats may be NULL. */
+enum wgf_status wgf_llm_quantize(const char *in, const char *out, const char *type, bool pure, bool no_tokenizer,
+                                 struct wgf_llm_quantize_stats *stats, struct wgf_err *err);
+
 /* Free a model and unmap its files. NULL is a no-op. Tensor views die with the model. */
 void wgf_llm_model_free(struct wgf_llm_model *m);
 

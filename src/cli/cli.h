@@ -109,6 +109,7 @@ int wgf_cmd_report(int argc, char **argv);    /* cmd_report.c   */
 int wgf_cmd_run(int argc, char **argv);       /* cmd_run.c      */
 int wgf_cmd_tokenize(int argc, char **argv);  /* cmd_tokenize.c */
 int wgf_cmd_llm(int argc, char **argv);       /* cmd_llm.c      */
+int wgf__cmd_llm_quantize(int argc, char **argv); /* cmd_quantize.c: `llm quantize` */
 int wgf_cmd_sim(int argc, char **argv);       /* cmd_sim.c      */
 int wgf_cmd_bench(int argc, char **argv);     /* cmd_bench.c    */
 int wgf_cmd_version(int argc, char **argv);   /* cmd_version.c: `--version` and `version` */

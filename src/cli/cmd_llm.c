@@ -20,6 +20,7 @@ static void llm_usage(FILE *f)
             "usage: wgfuse llm make-test-model --arch qwen2|llama|phi3 [--dims SPEC] [--format hf|gguf]\n"
             "                  [--dtype f32|f16|bf16|q8_0|q4_0] [--seed S] [--shards N] [--no-tokenizer] -o PATH\n"
             "       wgfuse llm load-check -m PATH\n"
+            "       wgfuse llm quantize IN OUT --type Q8_0|Q4_0|Q4_K_M|Q5_K_M|Q6_K|... [--pure] (see --help there)\n"
             "       wgfuse llm bench (-m PATH | --shape NAME) [-n N] [--runs R] [--threads T] [--prompt-tokens P]\n"
             "                  [--backend cpu-ref|gpu] [--plan roles|unfused] [--weights f16|f32] [--no-subgroups]\n"
             "                  [--profile] [--json]\n"
@@ -469,6 +470,7 @@ int wgf_cmd_llm(int argc, char **argv)
     if (!strcmp(argv[1], "make-test-model")) return make_test_model(argc, argv);
     if (!strcmp(argv[1], "load-check")) return load_check(argc, argv);
     if (!strcmp(argv[1], "bench")) return llm_bench(argc, argv);
-    wgf_cli_error("llm: unknown subcommand '%s' (make-test-model, load-check, bench)", argv[1]);
+    if (!strcmp(argv[1], "quantize")) return wgf__cmd_llm_quantize(argc, argv);
+    wgf_cli_error("llm: unknown subcommand '%s' (make-test-model, load-check, bench, quantize)", argv[1]);
     return 2;
 }

@@ -869,6 +869,33 @@ enum wgf_status wgf_gguf_writer_add_arr_f32(struct wgf_gguf_writer *w, const cha
     return done(w);
 }
 
+/* The bytes of kv's value as stored after its u32 type (validated at parse: in bounds). */
+static uint64_t kv_value_bytes(const struct wgf_gguf *g, int64_t kv, uint64_t *start)
+{
+    const struct gguf_kv *e = &g->kv[kv];
+    uint64_t              v = e->key_off + e->key_len + 4; /* after key and type */
+    *start                  = v;
+    if (e->type == WGF_GGUF_STRING) return 8 + le(g->map.data + v, 8);
+    if (e->type != WGF_GGUF_ARRAY) return (uint64_t)scalar_size(e->type);
+    uint64_t n = le(g->map.data + v + 4, 8), end = v + 12;
+    if (e->arr_type != WGF_GGUF_STRING) return 12 + n * (uint64_t)scalar_size(e->arr_type);
+    for (uint64_t i = 0; i < n; i++) end += 8 + le(g->map.data + end, 8);
+    return end - v;
+}
+
+enum wgf_status wgf_gguf_writer_copy_kv(struct wgf_gguf_writer *w, const struct wgf_gguf *g, int64_t kv)
+{
+    WGF_ASSERT(kv >= 0 && kv < g->n_kv);
+    const struct gguf_kv *e = &g->kv[kv];
+    uint64_t              start, n = kv_value_bytes(g, kv, &start);
+    put_u64(w, e->key_len);
+    put(w, g->map.data + e->key_off, e->key_len);
+    put_u32(w, e->type);
+    put(w, g->map.data + start, (size_t)n);
+    w->n_kv++;
+    return done(w);
+}
+
 enum wgf_status wgf_gguf_writer_add_tensor(struct wgf_gguf_writer *w, const char *name, enum wgf_dtype dtype, int n_dims,
                                            const int64_t *shape, const void *data, uint64_t nbytes)
 {

@@ -163,6 +163,8 @@ enum wgf_status wgf_gguf_writer_add_arr_i32(struct wgf_gguf_writer *w, const cha
                                             const int32_t *v, size_t n);
 enum wgf_status wgf_gguf_writer_add_arr_f32(struct wgf_gguf_writer *w, const char *key,
                                             const float *v, size_t n);
+/* Copy metadata entry `kv` of an open GGUF (key, type and value bytes as stored). */
+enum wgf_status wgf_gguf_writer_copy_kv(struct wgf_gguf_writer *w, const struct wgf_gguf *g, int64_t kv);
 /* shape is row-major (PyTorch order); data holds nbytes of `dtype`-encoded elements. */
 enum wgf_status wgf_gguf_writer_add_tensor(struct wgf_gguf_writer *w, const char *name,
                                            enum wgf_dtype dtype, int n_dims, const int64_t *shape,

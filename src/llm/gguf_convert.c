@@ -8,6 +8,7 @@
  * that needs a vocabulary through the test-model tokenizer hook instead.
  * Memory: every encoded tensor is held until the file is written (the writer collects
  * them), so converting needs about the output size in RAM. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,16 @@ static enum wgf_status add_stacked(struct wgf_gguf_writer *w, const char *name, 
             int64_t dst = perm_head_dim ? wgf__llama_perm_row(r, perm_head_dim) : r;
             wgf_tensor_row_f32(parts[i], k, v + (uint64_t)dst * (uint64_t)cols);
         }
+    /* the block searches assume finite input (ggml's too: a NaN makes its integer
+     * conversions undefined); f16/f32 carry NaN/Inf through as they are */
+    for (uint64_t i = 0; wgf_dtype_block_elems(dtype) > 1 && i < ne; i++)
+        if (!isfinite(v[i])) {
+            free(v);
+            free(enc);
+            return wgf_fail(err, WGF_ERR_FORMAT, "%s: tensor '%s': element %llu (row %llu) is %s: cannot quantize to %s", path, name,
+                            (unsigned long long)i, (unsigned long long)(i / (uint64_t)cols), isnan(v[i]) ? "NaN" : "Inf",
+                            wgf_dtype_str(dtype));
+        }
     wgf__dtype_encode(dtype, v, ne, enc);
     int64_t         shape[2] = {rows, cols};
     enum wgf_status st       = wgf_gguf_writer_add_tensor(w, name, dtype, one_d ? 1 : 2, one_d ? &shape[1] : shape, enc, nb);
@@ -48,26 +59,44 @@ static enum wgf_status add_stacked(struct wgf_gguf_writer *w, const char *name, 
     return st == WGF_OK ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "%s: tensor '%s': out of memory", path, name);
 }
 
-static enum wgf_status add_one(struct wgf_gguf_writer *w, const char *name, const struct wgf_tensor *t, enum wgf_dtype dtype, int perm,
-                               const char *path, struct wgf_err *err)
+/* One tensor: 1-D ones as F32, matrices in the type the options pick for their role. */
+static enum wgf_status add_one(struct wgf_gguf_writer *w, const char *name, const struct wgf_tensor *t, const struct wgf__save_opts *o,
+                               enum wgf__role role, int layer, int perm, const char *path, struct wgf_err *err)
 {
     if (!t->data) return WGF_OK;
     const struct wgf_tensor *parts[1] = {t};
-    return add_stacked(w, name, parts, 1, dtype, perm, path, err);
+    enum wgf_dtype           dt       = t->n_dims == 1 ? WGF_DT_F32 : o->pick(o->user, role, layer, wgf_tensor_ncols(t));
+    return add_stacked(w, name, parts, 1, dt, perm, path, err);
+}
+
+static enum wgf_dtype pick_pure(void *user, enum wgf__role role, int layer, int64_t cols)
+{
+    (void)role, (void)layer, (void)cols;
+    return *(const enum wgf_dtype *)user;
 }
 
 enum wgf_status wgf_llm_model_save_gguf(const struct wgf_llm_model *m, const char *path, enum wgf_dtype dtype, struct wgf_err *err)
 {
-    const struct wgf_llm_config *c = &m->cfg;
     if (wgf_dtype_block_elems(dtype) > 1 && !wgf__quant_can_encode(dtype))
         return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: no quantizer for %s", path, wgf_dtype_str(dtype));
-    struct wgf_gguf_writer *w = wgf_gguf_writer_new();
+    struct wgf__save_opts o = {.pick = pick_pure, .user = &dtype, .file_type = UINT32_MAX};
+    return wgf__llm_save_gguf(m, path, &o, err);
+}
+
+enum wgf_status wgf__llm_save_gguf(const struct wgf_llm_model *m, const char *path, const struct wgf__save_opts *o, struct wgf_err *err)
+{
+    const struct wgf_llm_config *c = &m->cfg;
+    struct wgf_gguf_writer      *w = wgf_gguf_writer_new();
     if (!w) return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", path);
     const char *a = wgf_arch_str(c->arch);
     char        k[128];
 #define KEY(suffix) (snprintf(k, sizeof k, "%s." suffix, a), k)
     wgf_gguf_writer_add_str(w, "general.architecture", a);
     wgf_gguf_writer_add_str(w, "general.name", "converted by wgfuse");
+    if (o->file_type != UINT32_MAX) {
+        wgf_gguf_writer_add_u32(w, "general.file_type", o->file_type);
+        wgf_gguf_writer_add_u32(w, "general.quantization_version", 2);
+    }
     wgf_gguf_writer_add_u32(w, KEY("vocab_size"), (uint32_t)c->vocab_size);
     wgf_gguf_writer_add_u32(w, KEY("context_length"), (uint32_t)c->max_seq_len);
     wgf_gguf_writer_add_u32(w, KEY("embedding_length"), (uint32_t)c->dim);
@@ -82,8 +111,16 @@ enum wgf_status wgf_llm_model_save_gguf(const struct wgf_llm_model *m, const cha
     wgf_gguf_writer_add_f32(w, KEY("attention.layer_norm_rms_epsilon"), c->norm_eps);
     wgf_gguf_writer_add_f32(w, KEY("rope.freq_base"), c->rope_theta);
     wgf_gguf_writer_add_u32(w, KEY("rope.dimension_count"), (uint32_t)c->rope_dim);
-    if (c->bos_id >= 0) wgf_gguf_writer_add_u32(w, "tokenizer.ggml.bos_token_id", (uint32_t)c->bos_id);
-    if (c->n_eos > 0) wgf_gguf_writer_add_u32(w, "tokenizer.ggml.eos_token_id", (uint32_t)c->eos_ids[0]);
+    enum wgf_status st = WGF_OK;
+    if (o->meta) st = o->meta(o->user, w, err); /* it owns the tokenizer keys */
+    else {
+        if (c->bos_id >= 0) wgf_gguf_writer_add_u32(w, "tokenizer.ggml.bos_token_id", (uint32_t)c->bos_id);
+        if (c->n_eos > 0) wgf_gguf_writer_add_u32(w, "tokenizer.ggml.eos_token_id", (uint32_t)c->eos_ids[0]);
+    }
+    if (st) {
+        wgf_gguf_writer_free(w);
+        return st;
+    }
     const struct wgf_rope_scaling *s    = &c->rope_scaling;
     const int                      half = c->rope_dim / 2;
     int64_t                        fshape[1] = {half};
@@ -107,10 +144,10 @@ enum wgf_status wgf_llm_model_save_gguf(const struct wgf_llm_model *m, const cha
 #undef KEY
     const struct wgf_llm_weights *W  = &m->weights;
     const int                     qk = c->arch == WGF_ARCH_LLAMA ? c->head_dim : 0; /* llama.cpp permutes Llama q/k */
-    enum wgf_status               st;
-    if ((st = add_one(w, "token_embd.weight", &W->tok_embd, dtype, 0, path, err)) ||
-        (st = add_one(w, "output_norm.weight", &W->out_norm, dtype, 0, path, err)) ||
-        (!c->tie_embeddings && (st = add_one(w, "output.weight", &W->lm_head, dtype, 0, path, err))))
+    /* tied: token_embd is also the output matrix, and is picked as one (llama.cpp does) */
+    if ((st = add_one(w, "token_embd.weight", &W->tok_embd, o, c->tie_embeddings ? WGF__ROLE_OUTPUT : WGF__ROLE_TOKEN_EMBD, -1, 0, path, err)) ||
+        (st = add_one(w, "output_norm.weight", &W->out_norm, o, WGF__ROLE_OUTPUT, -1, 0, path, err)) ||
+        (!c->tie_embeddings && (st = add_one(w, "output.weight", &W->lm_head, o, WGF__ROLE_OUTPUT, -1, 0, path, err))))
         goto out;
     for (int l = 0; l < c->n_layers; l++) {
         const struct wgf_layer_weights *L = &W->layers[l];
@@ -119,8 +156,10 @@ enum wgf_status wgf_llm_model_save_gguf(const struct wgf_llm_model *m, const cha
                                                    "attn_q.bias", "attn_k.bias", "attn_v.bias", "attn_output.weight",
                                                    "ffn_norm.weight", "ffn_gate.weight", "ffn_down.weight"};
         for (int i = 0; i < 11; i++) snprintf(n[i], sizeof n[i], "blk.%d.%s", l, suf[i]);
-        if ((st = add_one(w, n[0], &L->attn_norm, dtype, 0, path, err)) || (st = add_one(w, n[7], &L->wo, dtype, 0, path, err)) ||
-            (st = add_one(w, n[8], &L->ffn_norm, dtype, 0, path, err)) || (st = add_one(w, n[10], &L->w_down, dtype, 0, path, err)))
+        if ((st = add_one(w, n[0], &L->attn_norm, o, WGF__ROLE_OTHER, l, 0, path, err)) ||
+            (st = add_one(w, n[7], &L->wo, o, WGF__ROLE_ATTN_OUTPUT, l, 0, path, err)) ||
+            (st = add_one(w, n[8], &L->ffn_norm, o, WGF__ROLE_OTHER, l, 0, path, err)) ||
+            (st = add_one(w, n[10], &L->w_down, o, WGF__ROLE_FFN_DOWN, l, 0, path, err)))
             goto out;
         char up[64];
         snprintf(up, sizeof up, "blk.%d.ffn_up.weight", l);
@@ -128,13 +167,20 @@ enum wgf_status wgf_llm_model_save_gguf(const struct wgf_llm_model *m, const cha
             char qkv[64];
             snprintf(qkv, sizeof qkv, "blk.%d.attn_qkv.weight", l);
             const struct wgf_tensor *p3[3] = {&L->wq, &L->wk, &L->wv}, *p2[2] = {&L->w_gate, &L->w_up};
-            if ((st = add_stacked(w, qkv, p3, 3, dtype, 0, path, err)) || (st = add_stacked(w, up, p2, 2, dtype, 0, path, err))) goto out;
+            int64_t cols = wgf_tensor_ncols(&L->wq);
+            if ((st = add_stacked(w, qkv, p3, 3, o->pick(o->user, WGF__ROLE_ATTN_QKV, l, cols), 0, path, err)) ||
+                (st = add_stacked(w, up, p2, 2, o->pick(o->user, WGF__ROLE_FFN_UP, l, cols), 0, path, err)))
+                goto out;
             continue;
         }
-        if ((st = add_one(w, n[1], &L->wq, dtype, qk, path, err)) || (st = add_one(w, n[2], &L->wk, dtype, qk, path, err)) ||
-            (st = add_one(w, n[3], &L->wv, dtype, 0, path, err)) || (st = add_one(w, n[4], &L->bq, dtype, 0, path, err)) ||
-            (st = add_one(w, n[5], &L->bk, dtype, 0, path, err)) || (st = add_one(w, n[6], &L->bv, dtype, 0, path, err)) ||
-            (st = add_one(w, n[9], &L->w_gate, dtype, 0, path, err)) || (st = add_one(w, up, &L->w_up, dtype, 0, path, err)))
+        if ((st = add_one(w, n[1], &L->wq, o, WGF__ROLE_ATTN_Q, l, qk, path, err)) ||
+            (st = add_one(w, n[2], &L->wk, o, WGF__ROLE_ATTN_K, l, qk, path, err)) ||
+            (st = add_one(w, n[3], &L->wv, o, WGF__ROLE_ATTN_V, l, 0, path, err)) ||
+            (st = add_one(w, n[4], &L->bq, o, WGF__ROLE_OTHER, l, 0, path, err)) ||
+            (st = add_one(w, n[5], &L->bk, o, WGF__ROLE_OTHER, l, 0, path, err)) ||
+            (st = add_one(w, n[6], &L->bv, o, WGF__ROLE_OTHER, l, 0, path, err)) ||
+            (st = add_one(w, n[9], &L->w_gate, o, WGF__ROLE_FFN_GATE, l, 0, path, err)) ||
+            (st = add_one(w, up, &L->w_up, o, WGF__ROLE_FFN_UP, l, 0, path, err)))
             goto out;
     }
     st = wgf_gguf_writer_write(w, path, err);

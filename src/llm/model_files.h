@@ -33,6 +33,32 @@ bool wgf__quant_can_encode(enum wgf_dtype t);
  * wgf__quant_can_encode. Bytes as ggml's quantize_row_*_ref writes them. */
 void wgf__quant_encode(enum wgf_dtype t, const float *src, uint64_t nblocks, void *dst);
 
+/* ---- gguf_convert.c ---------------------------------------------------------------------- */
+/* What a matrix is, for picking its type (llama.cpp's categories). */
+enum wgf__role {
+    WGF__ROLE_TOKEN_EMBD, WGF__ROLE_OUTPUT, WGF__ROLE_ATTN_Q, WGF__ROLE_ATTN_K, WGF__ROLE_ATTN_V,
+    WGF__ROLE_ATTN_QKV, WGF__ROLE_ATTN_OUTPUT, WGF__ROLE_FFN_GATE, WGF__ROLE_FFN_UP, WGF__ROLE_FFN_DOWN,
+    WGF__ROLE_OTHER, /* 1-D: always F32 */
+};
+struct wgf_gguf_writer;
+struct wgf__save_opts {
+    /* the type of a matrix of `role` in `layer` (-1 outside the layers) with `cols` columns
+     * (a type whose block does not divide cols falls back to F16 in the writer) */
+    enum wgf_dtype (*pick)(void *user, enum wgf__role role, int layer, int64_t cols);
+    void    *user;
+    uint32_t file_type; /* general.file_type (llama_ftype); UINT32_MAX: not written        */
+    /* metadata after the architecture keys (tokenizer, copied keys); when set, it writes
+     * the BOS/EOS ids too */
+    enum wgf_status (*meta)(void *user, struct wgf_gguf_writer *w, struct wgf_err *err);
+};
+/* wgf_llm_model_save_gguf with a per-matrix type choice (quantize.c). */
+enum wgf_status wgf__llm_save_gguf(const struct wgf_llm_model *m, const char *path, const struct wgf__save_opts *o,
+                                   struct wgf_err *err);
+
+/* ---- quantize.c ---------------------------------------------------------------------------- */
+/* The type recipe `type` gives a matrix (WGF_DT_COUNT for an unknown recipe). */
+enum wgf_dtype wgf__llm_quantize_pick(const char *type, bool pure, enum wgf__role role, int layer, int n_layers, int64_t cols);
+
 /* ---- safetensors.c ---------------------------------------------------------------------- */
 /* One tensor of a parsed safetensors file. Only dtypes we can load are kept as views;
  * other known dtypes are validated (offsets) and remembered as unsupported. */
