@@ -3,6 +3,7 @@
  * and tensor shapes vs the config: RELIABILITY.md items 1-13). */
 #include "fuzz_common.h"
 #include "llm/gguf.h"
+#include "llm/model_files.h"
 #include "wgfuse/llm.h"
 
 static volatile uint8_t g_sink;
@@ -41,6 +42,11 @@ static void walk(const struct wgf_gguf *g)
         wgf_gguf_tensor(g, i, &ti);
         FZ_REQUIRE(ti.n_dims >= 0 && ti.n_dims <= WGF_TENSOR_MAX_DIMS, "n_dims %d", ti.n_dims);
         if (ti.nbytes) g_sink ^= ((const uint8_t *)ti.data)[0] ^ ((const uint8_t *)ti.data)[ti.nbytes - 1];
+        if (wgf_dtype_block_elems(ti.dtype) > 1) { /* a block of hostile bytes decodes (NaN/Inf scales included) */
+            float blk[256];
+            wgf__quant_decode(ti.dtype, ti.data, 1, blk);
+            g_sink ^= (uint8_t)(blk[0] != blk[0]);
+        }
         char name[WGF_TENSOR_NAME_MAX + 1];
         if (ti.name_len < sizeof name && !memchr(ti.name, 0, ti.name_len)) {
             memcpy(name, ti.name, ti.name_len);

@@ -92,6 +92,29 @@ def gguf_seeds():
                                         tinfo("b", [0x7FFFFFFFFFFFFFC0 // 4], 0, 0x7FFFFFFFFFFFFFC0)], D1))
 
 
+# ggml block types (id, elements, bytes, offsets of the f16 scales in the block)
+QTYPES = [("q4_0", 2, 32, 18, (0,)), ("q4_1", 3, 32, 20, (0, 2)), ("q5_0", 6, 32, 22, (0,)), ("q5_1", 7, 32, 24, (0, 2)),
+          ("q8_0", 8, 32, 34, (0,)), ("q2_k", 10, 256, 84, (80, 82)), ("q3_k", 11, 256, 110, (108,)),
+          ("q4_k", 12, 256, 144, (0, 2)), ("q5_k", 13, 256, 176, (0, 2)), ("q6_k", 14, 256, 210, (208,))]
+
+
+def quant_seeds():
+    """Per block type (issue 14): two valid rows of two blocks, NaN and Inf scales, a row that is
+    not whole blocks, and a last block cut short."""
+    t = "gguf_parse"
+    arch = [kv_s("general.architecture", "none")]
+    for name, tid, el, by, scales in QTYPES:
+        blk = bytes((i * 37 + 11) & 0xFF for i in range(4 * by))
+        out(t, "valid_" + name, gguf(arch, [tinfo("w", [2 * el, 2], tid, 0)], blk + b"\0" * ((-len(blk)) % 32)))
+        for tag, h in (("nan", 0x7E00), ("inf", 0x7C00)):
+            b = bytearray(blk)
+            for o in scales:
+                b[o:o + 2] = struct.pack("<H", h)
+            out(t, "item09_%s_%s_scale" % (name, tag), gguf(arch, [tinfo("w", [2 * el, 2], tid, 0)], bytes(b) + b"\0" * ((-len(b)) % 32)))
+        out(t, "item09_%s_row_not_block" % name, gguf(arch, [tinfo("w", [el + 16, 2], tid, 0)], blk + b"\0" * ((-len(blk)) % 32)))
+        out(t, "item10_%s_truncated" % name, gguf(arch, [tinfo("w", [2 * el, 2], tid, 0)], blk[:-1]))
+
+
 def vocab_seeds():
     t = "gguf_vocab"
     byte_toks = ["<0x%02X>" % b for b in range(256)]
@@ -326,6 +349,7 @@ def main():
         out("gguf_parse", "item12_block_count_huge", patch_u32(q, "llama.block_count", 100000))
         out("gguf_parse", "item13_ffn_shape", patch_u32(q, "llama.feed_forward_length", 100))
         gguf_seeds()
+        quant_seeds()
         vocab_seeds()
         safetensors_seeds()
         config_seeds(hf)
