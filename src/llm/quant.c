@@ -44,6 +44,14 @@
 
 #include "llm/model_files.h"
 
+/* The decoders are element-wise (one or two f32 operations per element, nothing
+ * reassociated), so vectorising them cannot change a bit. GCC's -O2 does not vectorise
+ * these loops; -O3 does (measured on the 2-vCPU dev VM: Q8_0 0.6 -> 2.8, Q4_0 0.9 -> 3.8,
+ * Q4_K 1.1 -> 3.0 G elements/s; cpu-ref decode of a Q8_0 model 3x faster). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+
 static inline float h2f(const uint8_t *p) { return wgf_f16_to_f32((uint16_t)(p[0] | p[1] << 8)); }
 static inline void  f2h(uint8_t *p, float f)
 {
@@ -73,25 +81,30 @@ static void dec_q4_1(const uint8_t *b, float *y)
     }
 }
 
-/* the 5-bit value of element e: nibble plus bit e of qh */
-static inline int q5(const uint8_t *qs, uint32_t qh, int e)
+/* the 5-bit values: element j (< 16) is the low nibble of qs[j], element j + 16 the high
+ * one; bit e of qh is bit 4 of element e */
+static void q5_values(const uint8_t *qs, uint32_t qh, int *q)
 {
-    int nib = e < 16 ? qs[e] & 15 : qs[e - 16] >> 4;
-    return nib | (int)((qh >> e) & 1u) << 4;
+    for (int j = 0; j < 16; j++) {
+        q[j]      = (qs[j] & 15) | (int)((qh >> j) & 1u) << 4;
+        q[j + 16] = (qs[j] >> 4) | (int)((qh >> (j + 16)) & 1u) << 4;
+    }
 }
 
 static void dec_q5_0(const uint8_t *b, float *y)
 {
-    float    d  = h2f(b);
-    uint32_t qh = rd32(b + 2);
-    for (int e = 0; e < 32; e++) y[e] = (float)(q5(b + 6, qh, e) - 16) * d;
+    float d = h2f(b);
+    int   q[32];
+    q5_values(b + 6, rd32(b + 2), q);
+    for (int e = 0; e < 32; e++) y[e] = (float)(q[e] - 16) * d;
 }
 
 static void dec_q5_1(const uint8_t *b, float *y)
 {
-    float    d = h2f(b), m = h2f(b + 2);
-    uint32_t qh = rd32(b + 4);
-    for (int e = 0; e < 32; e++) y[e] = (float)q5(b + 8, qh, e) * d + m;
+    float d = h2f(b), m = h2f(b + 2);
+    int   q[32];
+    q5_values(b + 8, rd32(b + 4), q);
+    for (int e = 0; e < 32; e++) y[e] = (float)q[e] * d + m;
 }
 
 static void dec_q8_0(const uint8_t *b, float *y)
@@ -165,14 +178,20 @@ static void dec_q5_k(const uint8_t *b, float *y) { dec_q45_k(b, b + 16, b + 48, 
 
 static void dec_q6_k(const uint8_t *b, float *y)
 {
-    const uint8_t *ql = b, *qh = b + 128;
-    const int8_t  *sc = (const int8_t *)(b + 192);
-    float          d  = h2f(b + 208);
-    for (int e = 0; e < 256; e++) {
-        int h = e / 128, k = (e % 128) / 32, l = e % 32;
-        int lo = (ql[64 * h + 32 * (k % 2) + l] >> (4 * (k / 2))) & 15, hi = (qh[32 * h + l] >> (2 * k)) & 3;
-        y[e] = d * (float)sc[e / 16] * (float)((lo | hi << 4) - 32);
-    }
+    const int8_t *sc = (const int8_t *)(b + 192);
+    float         d  = h2f(b + 208);
+    /* element e = 128 h + 32 k + l: low nibble from ql[64 h + 32 (k % 2) + l] (high half of
+     * the byte when k >= 2), top two bits from bit pair k of qh[32 h + l] */
+    for (int h = 0; h < 2; h++)
+        for (int k = 0; k < 4; k++) {
+            const uint8_t *ql = b + 64 * h + 32 * (k % 2), *qh = b + 128 + 32 * h;
+            float         *o  = y + 128 * h + 32 * k;
+            float          d0 = d * (float)sc[8 * h + 2 * k], d1 = d * (float)sc[8 * h + 2 * k + 1]; /* l < 16, l >= 16 */
+            for (int l = 0; l < 32; l++) {
+                int q = ((ql[l] >> (4 * (k / 2))) & 15) | ((qh[l] >> (2 * k)) & 3) << 4;
+                o[l]  = (l < 16 ? d0 : d1) * (float)(q - 32);
+            }
+        }
 }
 
 typedef void (*dec_fn)(const uint8_t *b, float *y);
