@@ -24,7 +24,7 @@ struct wgf__llm_model_priv {
     struct wgf__st_file *shards; /* HF: one per safetensors file                          */
     int                  n_shards;
     struct wgf_gguf     *gguf;   /* GGUF: the open file                                   */
-    void               **owned;  /* buffers made at load (f32 norms, dequantized, permuted) */
+    void               **owned;  /* buffers made at load (f32 norms, permuted, realigned)  */
     size_t               n_owned, cap_owned;
     int                  mat_dtype; /* dtype of the matrices as stored; -1 none yet, -2 mixed */
 };
