@@ -45,11 +45,11 @@ static enum wgf_status add_stacked(struct wgf_gguf_writer *w, const char *name, 
      * conversions undefined); f16/f32 carry NaN/Inf through as they are */
     for (uint64_t i = 0; wgf_dtype_block_elems(dtype) > 1 && i < ne; i++)
         if (!isfinite(v[i])) {
+            const char *what = isnan(v[i]) ? "NaN" : "Inf";
             free(v);
             free(enc);
             return wgf_fail(err, WGF_ERR_FORMAT, "%s: tensor '%s': element %llu (row %llu) is %s: cannot quantize to %s", path, name,
-                            (unsigned long long)i, (unsigned long long)(i / (uint64_t)cols), isnan(v[i]) ? "NaN" : "Inf",
-                            wgf_dtype_str(dtype));
+                            (unsigned long long)i, (unsigned long long)(i / (uint64_t)cols), what, wgf_dtype_str(dtype));
         }
     wgf__dtype_encode(dtype, v, ne, enc);
     int64_t         shape[2] = {rows, cols};
