@@ -13,7 +13,8 @@
 #   bench/h200_dial.sh [OUTDIR]      (default: bench/results/dial-<hostname>-<UTC date>)
 #
 # Environment: WGFUSE (default build/wgfuse), PYTHON (python3), N (decoded tokens per run, 64),
-# RUNS (timed runs per plan, 5), SHAPES, WGF_GIT_COMMIT (recorded in env.txt when the tree has
+# RUNS (timed runs per plan, 5), SHAPES, WEIGHTS ("f16 f32"), DIAL_ONLY=1 (no PyTorch peers and no
+# roles-only steps: a machine without CUDA, e.g. lavapipe), WGF_GIT_COMMIT (recorded in env.txt when the tree has
 # no .git). Writes env.txt, results.jsonl (one JSON line per step), logs/*.txt, *.svg, status.txt.
 set -u
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,21 +29,24 @@ SHAPES="${SHAPES:-tiny qwen2.5-0.5b qwen2.5-1.5b}"
 steps_init "$OUT" h200_dial || exit 1
 {
   steps_env "$WG" "$PY"
-  echo "N=$N RUNS=$RUNS P=$P SHAPES=$SHAPES"
+  echo "N=$N RUNS=$RUNS P=$P SHAPES=$SHAPES WEIGHTS=${WEIGHTS:-f16 f32} DIAL_ONLY=${DIAL_ONLY:-0}"
+  echo "load average: $(cat /proc/loadavg 2>/dev/null)"; echo "cpus: $(nproc)"
 } > "$OUT/env.txt"
 
+WEIGHTS="${WEIGHTS:-f16 f32}"
 for S in $SHAPES; do
-  for W in f16 f32; do
+  for W in $WEIGHTS; do
     prof=""; [ "$W" = f16 ] && prof="--profile"
     step "dial_${W}_$S" "$WG" llm bench --shape "$S" --plan all --weights "$W" -n "$N" --prompt-tokens $P \
          --runs "$RUNS" $prof --json --svg "$OUT/dial_${W}_$S.svg"
   done
-  [ "$S" = tiny ] && continue # the peer script has only published shapes
+  [ "$S" = tiny ] || [ "${DIAL_ONLY:-0}" = 1 ] && continue # the peer script has only published shapes
   step "peer_f16_$S" "$PY" "$ROOT/bench/llm_peer_graph.py" --shape "$S" --dtype float16 -n "$N" \
        --prompt-tokens $P --runs "$RUNS" --eager --prefill 512
   step "peer_f32_$S" "$PY" "$ROOT/bench/llm_peer_graph.py" --shape "$S" --dtype float32 -n "$N" \
        --prompt-tokens $P --runs "$RUNS" --eager
 done
+[ "${DIAL_ONLY:-0}" = 1 ] && { cat "$OUT/status.txt"; exit 0; }
 for S in qwen2.5-0.5b qwen2.5-1.5b phi-3-mini; do
   step "roles_decode_$S" "$WG" llm bench --shape "$S" --backend gpu -n 256 --prompt-tokens $P --runs 5 --json
   step "roles_prefill_$S" "$WG" llm bench --shape "$S" --backend gpu -n 2 --prompt-tokens 512 --runs 3 --json

@@ -399,10 +399,11 @@ static int llm_bench(int argc, char **argv)
     }
     double med_pre = wgf_stats_median(pre, (int)runs), med_dec = wgf_stats_median(dec, (int)runs);
     const char *wfmt  = gctx && be.plan && !strcmp(be.plan, "roles") && !bk.weights_f32 ? "f16" : "f32";
-    const char *src   = m->cfg.source_dtype;
-    double      bpw   = gctx ? (!strcmp(wfmt, "f16") ? 2.0 : 4.0)
-                             : !strcmp(src, "f32") ? 4.0 : !strcmp(src, "q8_0") ? 34.0 / 32 : !strcmp(src, "q4_0") ? 18.0 / 32 : 2.0;
-    double      wbtok = wgf_llm_weight_bytes_per_token(&m->cfg, bpw);
+    /* on the GPU every matrix in the plan's format; cpu-ref reads the stored bytes of every
+     * matrix (mixed quantized files included), the embedding table only as a tied LM head */
+    double wbtok = gctx ? wgf_llm_weight_bytes_per_token(&m->cfg, !strcmp(wfmt, "f16") ? 2.0 : 4.0)
+                        : (double)wgf_llm_model_weight_bytes(m) -
+                              (m->cfg.tie_embeddings ? 0.0 : (double)m->weights.tok_embd.nbytes);
     if (json) {
         printf("{\"model\": \"%s\", \"arch\": \"%s\", \"backend\": \"%s\", \"plan\": \"%s\", \"weights\": \"%s\", "
                "\"adapter\": \"%s\", \"prompt_tokens\": %ld, \"generated\": %ld, \"runs\": %ld, "
