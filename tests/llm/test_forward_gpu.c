@@ -15,10 +15,17 @@
  *     generates the same ids as cpu-ref.
  *
  * Tolerance: max |gpu - cpu| over every logit of a run, relative to the largest |cpu logit|,
- * must stay below 1e-4. Both sides compute in f32 from the same f32-converted weights and
+ * must stay below 2e-6. Both sides compute in f32 from the same f32-converted weights and
  * the same host-computed RoPE cos/sin; they differ only in summation order (32 lanes + tree
  * on the GPU, 16 lanes on the CPU, over K <= 160 here) and in the shader's exp/inverseSqrt,
- * a few ulps per op: the observed error is printed with every check (~1e-6). */
+ * a few ulps per op. Observed on lavapipe (llvmpipe, LLVM 15, 2026-12-01, three runs, the
+ * same each time): 2.35e-7 (llama, both plans), 4.31e-7 / 4.57e-7 (qwen2 unfused / roles),
+ * 3.34e-7 / 4.30e-7 (phi3), i.e. 2-4 f32 ulps of the largest logit. 2e-6 is ~4x the largest
+ * of these (room for another adapter's summation order and exp), and still 3x below what
+ * a real kernel slip gives: the mutation rms_norm EPS -> 1.5 * EPS in the WGSL
+ * (rmsnorm.wgsl, lib_rows_rms.wgsl, rmsnorm_rows.wgsl, mega.wgsl) gives 6.6e-6 .. 1.5e-5
+ * and fails every "logits match" check; under the old 1e-4 it passed them all.
+ * The observed error is printed with every check. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,7 +35,7 @@
 #include "wgfuse/gpu.h"
 #include "wgfuse/llm_run.h"
 
-#define TOL 1e-4
+#define TOL 2e-6 /* derivation above */
 #define N_GEN 20
 
 
