@@ -1,7 +1,14 @@
-/* LLM model files on a real checkpoint: ../shared/models/stories260k (Karpathy's
- * stories260K as an HF Llama directory, f32, tied; see shared/models/README.md). Skips
- * loudly when the directory is absent. Checks the config as the README states it, that
- * f32 matrices are views into the mapping (no copy), and that every weight is finite. */
+/* LLM model files on a real checkpoint layout, an HF Llama directory (f32, tied):
+ *   - tests/llm/data/tiny_llama (always; CI): written by tests/llm/data/make_tiny_llama.py;
+ *   - ../shared/models/stories260k (Karpathy's stories260K as an HF Llama directory; see
+ *     shared/models/README.md) when present, else a loud SKIP.
+ * Checks the config as the generator / README states it, that f32 matrices are views into
+ * the mapping (no copy; lm_head is tok_embd), the weight bytes (tiny_llama: exactly the
+ * 25,248 f32 its config implies), that every weight is finite, and HF -> GGUF -> load: F32
+ * bit-identical, Q8_0 within half a quantization step plus the f16 scale's rounding.
+ * Mutation caught on the CI model (tried 2026-12-01): src/llm/gguf_convert.c writing Llama
+ * q/k rows without llama.cpp's permutation (so the loader's un-permutation scrambles them)
+ * fails "tiny_llama gguf F32 == hf" and "... Q8_0 ~= hf" (worst excess 1.97), without ../shared. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,36 +33,42 @@ static bool all_finite(const struct wgf_tensor *t)
     return ok;
 }
 
-int main(void)
+/* What a model directory must load as. */
+struct want {
+    int      dim, n_layers, n_heads, n_kv_heads, hidden, vocab, head_dim, max_seq;
+    uint64_t bytes_lo, bytes_hi; /* weight bytes, inclusive */
+};
+
+static void check_dir(struct wgf_t *t, const char *name, const char *dir, const struct want *x)
 {
-    struct wgf_t t   = {0};
-    const char  *src = getenv("WGF_SOURCE_DIR");
-    char         dir[1024];
-    snprintf(dir, sizeof dir, "%s/../shared/models/stories260k", src ? src : ".");
-    struct stat sb;
-    if (stat(dir, &sb) != 0) {
-        wgf_t_skip(&t, "stories260k", "model directory ../shared/models/stories260k not present");
-        return wgf_t_finish(&t);
-    }
+    char                  nm[200];
     struct wgf_llm_model *m = NULL;
     struct wgf_err        e = {0};
-    if (!wgf_t_check(&t, wgf_llm_model_load(dir, &m, &e) == WGF_OK, "stories260k loads", "%s", e.msg)) return wgf_t_finish(&t);
+    snprintf(nm, sizeof nm, "%s loads", name);
+    if (!wgf_t_check(t, wgf_llm_model_load(dir, &m, &e) == WGF_OK, nm, "%s", e.msg)) return;
     const struct wgf_llm_config *c = &m->cfg;
-    wgf_t_check(&t,
-                c->arch == WGF_ARCH_LLAMA && c->dim == 64 && c->n_layers == 5 && c->n_heads == 8 && c->n_kv_heads == 4 &&
-                    c->hidden_dim == 172 && c->vocab_size == 512 && c->head_dim == 8 && c->max_seq_len == 512 && c->tie_embeddings &&
-                    !c->attn_bias && c->bos_id == 1 && c->n_eos == 1 && c->eos_ids[0] == 2 && !strcmp(c->source_dtype, "f32") &&
-                    c->rope_theta == 10000.0f && c->rope_scaling.type == WGF_ROPE_SCALING_NONE,
-                "stories260k config", "arch %s dim %d layers %d heads %d/%d hidden %d vocab %d tie %d bos %d dtype %s",
-                wgf_arch_str(c->arch), c->dim, c->n_layers, c->n_heads, c->n_kv_heads, c->hidden_dim, c->vocab_size,
-                c->tie_embeddings, c->bos_id, c->source_dtype);
-    const struct wgf_llm_weights *w = &m->weights;
-    wgf_t_check(&t, w->lm_head.data == w->tok_embd.data && w->tok_embd.dtype == WGF_DT_F32 && w->tok_embd.shape[0] == 512 &&
-                        w->tok_embd.shape[1] == 64 && w->layers[4].wk.shape[0] == 32 && w->layers[4].w_down.shape[1] == 172,
-                "stories260k weight views", "tied %d dtype %s", w->lm_head.data == w->tok_embd.data, wgf_dtype_str(w->tok_embd.dtype));
-    /* about 260K parameters, f32: 1.0 MB of weights */
+    snprintf(nm, sizeof nm, "%s config", name);
+    wgf_t_check(t,
+                c->arch == WGF_ARCH_LLAMA && c->dim == x->dim && c->n_layers == x->n_layers && c->n_heads == x->n_heads &&
+                    c->n_kv_heads == x->n_kv_heads && c->hidden_dim == x->hidden && c->vocab_size == x->vocab &&
+                    c->head_dim == x->head_dim && c->max_seq_len == x->max_seq && c->tie_embeddings && !c->attn_bias && c->bos_id == 1 &&
+                    c->n_eos == 1 && c->eos_ids[0] == 2 && !strcmp(c->source_dtype, "f32") && c->rope_theta == 10000.0f &&
+                    c->rope_scaling.type == WGF_ROPE_SCALING_NONE,
+                nm, "arch %s dim %d layers %d heads %d/%d hidden %d vocab %d tie %d bos %d dtype %s", wgf_arch_str(c->arch), c->dim,
+                c->n_layers, c->n_heads, c->n_kv_heads, c->hidden_dim, c->vocab_size, c->tie_embeddings, c->bos_id,
+                c->source_dtype);
+    const struct wgf_llm_weights *w    = &m->weights;
+    int                           last = c->n_layers - 1;
+    snprintf(nm, sizeof nm, "%s weight views", name);
+    wgf_t_check(t,
+                w->lm_head.data == w->tok_embd.data && w->tok_embd.dtype == WGF_DT_F32 && w->tok_embd.shape[0] == x->vocab &&
+                    w->tok_embd.shape[1] == x->dim && w->layers[last].wk.shape[0] == x->n_kv_heads * x->head_dim &&
+                    w->layers[last].w_down.shape[1] == x->hidden,
+                nm, "tied %d dtype %s", w->lm_head.data == w->tok_embd.data, wgf_dtype_str(w->tok_embd.dtype));
     uint64_t bytes = wgf_llm_model_weight_bytes(m);
-    wgf_t_check(&t, bytes > 900000 && bytes < 1200000, "stories260k weight bytes", "%llu", (unsigned long long)bytes);
+    snprintf(nm, sizeof nm, "%s weight bytes", name);
+    wgf_t_check(t, bytes >= x->bytes_lo && bytes <= x->bytes_hi, nm, "%llu (want %llu .. %llu)", (unsigned long long)bytes,
+                (unsigned long long)x->bytes_lo, (unsigned long long)x->bytes_hi);
     bool fin = all_finite(&w->tok_embd) && all_finite(&w->out_norm);
     for (int l = 0; l < c->n_layers; l++) {
         const struct wgf_layer_weights *L = &w->layers[l];
@@ -63,43 +76,71 @@ int main(void)
               all_finite(&L->wo) && all_finite(&L->ffn_norm) && all_finite(&L->w_gate) && all_finite(&L->w_up) &&
               all_finite(&L->w_down);
     }
-    wgf_t_check(&t, fin, "stories260k weights finite", "non-finite weight found");
+    snprintf(nm, sizeof nm, "%s weights finite", name);
+    wgf_t_check(t, fin, nm, "%s", fin ? "all finite" : "non-finite weight found");
     wgf_llm_model_touch(m);
 
     /* HF -> GGUF (Llama q/k permuted as llama.cpp does) -> load: F32 bit-identical, Q8_0
      * within half a quantization step plus the f16 scale's rounding (0.0045 max|row|) */
-    char tmp[512], p[700];
+    char tmp[512], p[900];
     wgf_t_tmpdir("llm_files_stories", tmp, sizeof tmp);
     static const enum wgf_dtype dts[] = {WGF_DT_F32, WGF_DT_Q8_0};
     for (int d = 0; d < 2; d++) {
-        snprintf(p, sizeof p, "%s/stories260k-%s.gguf", tmp, wgf_dtype_str(dts[d]));
+        snprintf(p, sizeof p, "%s/%s-%s.gguf", tmp, name, wgf_dtype_str(dts[d]));
         struct wgf_llm_model *g = NULL;
-        if (!wgf_t_check(&t, wgf_llm_model_save_gguf(m, p, dts[d], &e) == WGF_OK && wgf_llm_model_load(p, &g, &e) == WGF_OK,
-                         "stories260k -> gguf -> load", "%s", e.msg))
+        snprintf(nm, sizeof nm, "%s -> gguf -> load", name);
+        if (!wgf_t_check(t, wgf_llm_model_save_gguf(m, p, dts[d], &e) == WGF_OK && wgf_llm_model_load(p, &g, &e) == WGF_OK, nm, "%s",
+                         e.msg))
             continue;
-        double worst = 0;
-        const struct wgf_tensor *pairs[][2] = {{&g->weights.tok_embd, &w->tok_embd}, {&g->weights.layers[2].wq, &w->layers[2].wq},
-                                               {&g->weights.layers[2].wk, &w->layers[2].wk}, {&g->weights.layers[4].w_down, &w->layers[4].w_down}};
+        double                   worst      = 0;
+        int                      mid        = c->n_layers / 2;
+        const struct wgf_tensor *pairs[][2] = {{&g->weights.tok_embd, &w->tok_embd},
+                                               {&g->weights.layers[mid].wq, &w->layers[mid].wq},
+                                               {&g->weights.layers[mid].wk, &w->layers[mid].wk},
+                                               {&g->weights.layers[last].w_down, &w->layers[last].w_down}};
         for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
             int64_t rows = wgf_tensor_nrows(pairs[i][1]), cols = wgf_tensor_ncols(pairs[i][1]);
-            float  *x = malloc((size_t)cols * sizeof *x), *y = malloc((size_t)cols * sizeof *y);
+            float  *a = malloc((size_t)cols * sizeof *a), *b = malloc((size_t)cols * sizeof *b);
             for (int64_t r = 0; r < rows; r++) {
-                wgf_tensor_row_f32(pairs[i][0], r, x);
-                wgf_tensor_row_f32(pairs[i][1], r, y);
+                wgf_tensor_row_f32(pairs[i][0], r, a);
+                wgf_tensor_row_f32(pairs[i][1], r, b);
                 float mx = 0;
-                for (int64_t k = 0; k < cols; k++) mx = fmaxf(mx, fabsf(y[k]));
+                for (int64_t k = 0; k < cols; k++) mx = fmaxf(mx, fabsf(b[k]));
                 for (int64_t k = 0; k < cols; k++) {
-                    double ex = fabs((double)x[k] - y[k]) - (dts[d] == WGF_DT_F32 ? 0 : 0.0045 * mx);
+                    double ex = fabs((double)a[k] - b[k]) - (dts[d] == WGF_DT_F32 ? 0 : 0.0045 * mx);
                     if (ex > worst) worst = ex;
                 }
             }
-            free(x);
-            free(y);
+            free(a);
+            free(b);
         }
-        wgf_t_check(&t, worst <= 0 && g->cfg.tie_embeddings && g->cfg.n_kv_heads == 4 && g->cfg.bos_id == 1,
-                    dts[d] == WGF_DT_F32 ? "stories260k gguf F32 == hf" : "stories260k gguf Q8_0 ~= hf", "worst excess %.3g", worst);
+        snprintf(nm, sizeof nm, dts[d] == WGF_DT_F32 ? "%s gguf F32 == hf" : "%s gguf Q8_0 ~= hf", name);
+        wgf_t_check(t, worst <= 0 && g->cfg.tie_embeddings && g->cfg.n_kv_heads == x->n_kv_heads && g->cfg.bos_id == 1, nm,
+                    "worst excess %.3g", worst);
         wgf_llm_model_free(g);
     }
     wgf_llm_model_free(m);
+}
+
+int main(void)
+{
+    struct wgf_t t   = {0};
+    const char  *src = getenv("WGF_SOURCE_DIR");
+    char         dir[1024];
+    /* tiny_llama (make_tiny_llama.py's CFG): 64x32 embedding + final norm, then per layer two
+     * norms, q/o 32x32, k/v 16x32, gate/up 88x32, down 32x88: 2,080 + 2 x 11,584 f32 */
+    const struct want tiny = {32, 2, 4, 2, 88, 64, 8, 128, 4 * 25248, 4 * 25248};
+    snprintf(dir, sizeof dir, "%s/tests/llm/data/tiny_llama", src ? src : ".");
+    check_dir(&t, "tiny_llama", dir, &tiny);
+
+    /* stories260k: about 260K parameters, f32: 1.0 MB of weights */
+    const struct want stories = {64, 5, 8, 4, 172, 512, 8, 512, 900000, 1200000};
+    snprintf(dir, sizeof dir, "%s/../shared/models/stories260k", src ? src : ".");
+    struct stat sb;
+    if (stat(dir, &sb) != 0) {
+        wgf_t_skip(&t, "stories260k", "model directory ../shared/models/stories260k not present");
+        return wgf_t_finish(&t);
+    }
+    check_dir(&t, "stories260k", dir, &stories);
     return wgf_t_finish(&t);
 }
