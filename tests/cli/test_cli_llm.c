@@ -1,8 +1,11 @@
 /* The LLM commands of the CLI binary ($WGF_CLI): usage errors exit 2 with one line;
  * model-path problems exit 1 naming the path; make-test-model -> run (greedy twice, same
  * text), HF f16 vs GGUF f16 same output, --logits-out shape, tokenize / --detokenize round
- * trip, --parse-special, prompt > ctx, load-check; stories260k greedy from BOS via
- * --tokens 1 (SKIP when the model directory is absent). */
+ * trip, --parse-special, prompt > ctx, load-check; greedy from BOS via --tokens 1 on the
+ * generated tests/llm/data/tiny_llama against its float64 reference ids (every run; CI) and
+ * on ../shared/models/stories260k (SKIP when that directory is absent).
+ * Mutation caught without ../shared (tried 2026-12-01): src/llm/forward_ref.c rope() on
+ * interleaved pairs instead of rotate-half fails "tiny_llama greedy from BOS == reference". */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,9 +215,36 @@ int main(void)
     run(&o, a);
     wgf_t_check(&t, o.rc == 2, "llm bench -n 1 -> exit 2 (needs 2 tokens for a decode rate)", "rc %d", o.rc);
 
-    /* stories260k from BOS (no tokenizer: ids on stdout) */
+    /* greedy from BOS through the CLI, no tokenizer (ids on stdout): the generated
+     * tests/llm/data/tiny_llama against its reference ids (expected.txt, written by
+     * make_tiny_llama.py's float64 forward) in every run, stories260k when present */
     const char *src = getenv("WGF_SOURCE_DIR");
-    char        st[1024], stc[1100];
+    char        st[1024], stc[1100], want[1024] = "";
+    snprintf(st, sizeof st, "%s/tests/llm/data/tiny_llama", src ? src : ".");
+    snprintf(stc, sizeof stc, "%s/expected.txt", st);
+    FILE *ef = fopen(stc, "rb");
+    char  line[8192];
+    while (ef && fgets(line, sizeof line, ef))
+        if (!strncmp(line, "greedy_from_bos ", 16)) {
+            char  *q = line + 16, *end;
+            int    n = 0;
+            size_t w = 0;
+            for (long v; n < 20 && (v = strtol(q, &end, 10), end != q); q = end, n++)
+                w += (size_t)snprintf(want + w, sizeof want - w, "%ld ", v);
+            if (n == 20) snprintf(want + w, sizeof want - w, "\n");
+            else want[0] = 0;
+        }
+    if (ef) fclose(ef);
+    if (wgf_t_check(&t, want[0] != 0, "tiny_llama expected.txt: 20 greedy ids", "%s: %s", stc, want[0] ? "read" : "missing or short")) {
+        snprintf(a, sizeof a, "run -m '%s' --tokens 1 -n 20 --temp 0 --threads 2", st);
+        run(&o, a);
+        wgf_t_check(&t, o.rc == 0 && !strcmp(o.so, want), "tiny_llama greedy from BOS == reference ids (see test_forward_stories)",
+                    "rc %d: '%s' want '%s' %s", o.rc, o.so, want, o.se);
+        snprintf(a, sizeof a, "run -m '%s' -p 'Once upon a time'", st);
+        run(&o, a);
+        wgf_t_check(&t, o.rc == 1 && strstr(o.se, "--tokens"), "tiny_llama with -p: no tokenizer, says use --tokens", "rc %d: %s",
+                    o.rc, o.se);
+    }
     snprintf(st, sizeof st, "%s/../shared/models/stories260k", src ? src : ".");
     snprintf(stc, sizeof stc, "%s/config.json", st);
     if (access(stc, R_OK) != 0) {
