@@ -88,14 +88,24 @@ def write_safetensors(path, W):
 
 
 # ---- the independent reference: reads the safetensors file back, float64 throughout ----
-def reference(d, n_gen):
-    cfg = json.load(open(d + "/config.json"))
-    b = open(d + "/model.safetensors", "rb").read(); n = struct.unpack("<Q", b[:8])[0]
+def read_safetensors(path):  # {name: row lists (2-D) or a list (1-D)} of f32 values
+    b = open(path, "rb").read(); n = struct.unpack("<Q", b[:8])[0]
     hdr = json.loads(b[8:8 + n]); W = {}
     for k, v in hdr.items():
         if k == "__metadata__": continue
         s, e = v["data_offsets"]; a = list(struct.unpack("<%df" % ((e - s) // 4), b[8 + n + s:8 + n + e]))
         W[k] = [a[r * v["shape"][1]:(r + 1) * v["shape"][1]] for r in range(v["shape"][0])] if len(v["shape"]) == 2 else a
+    return W
+
+
+def reference(d, n_gen):
+    return forward(json.load(open(d + "/config.json")), read_safetensors(d + "/model.safetensors"), n_gen)[:3]
+
+
+def forward(cfg, W, n_gen, feed=None):
+    """HF names and layout. Greedy from BOS for n_gen steps: (ids, logits after BOS, min
+    top-2 gap, last logits); with `feed`, those tokens are fed instead (BOS first) and the
+    last logits are those after feed[-1]."""
     D, L, H, KV = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
     hd, eps = D // H, cfg["rms_norm_eps"]; inv = [cfg["rope_theta"] ** (-2 * i / hd) for i in range(hd // 2)]
     mv = lambda M, x: [sum(p * q for p, q in zip(r, x)) for r in M]
@@ -124,13 +134,13 @@ def reference(d, n_gen):
             x = [a + c for a, c in zip(x, mv(W[p + "mlp.down_proj.weight"], hh))]
         return mv(E, rms(x, W["model.norm.weight"]))
     tok, out, first, gap = cfg["bos_token_id"], [], None, math.inf
-    for pos in range(n_gen):
-        lg = step(tok, pos)
+    for pos in range(len(feed) if feed else n_gen):
+        lg = step(feed[pos] if feed else tok, pos)
         first = first or lg
         top = sorted(lg, reverse=True)
         gap = min(gap, (top[0] - top[1]) / max(abs(v) for v in lg))
         tok = max(range(len(lg)), key=lambda i: (lg[i], -i)); out.append(tok)
-    return out, first, gap
+    return out, first, gap, lg
 
 
 def main():
