@@ -15,7 +15,9 @@
  *      GPU time per token (whole decode steps timed on the device, where timestamps exist);
  *   4. optionally the per-role GPU profile over 8 decode steps.
  * Plans run one after the other, each with its own backend (opened, measured, closed), so
- * one plan's memory is free before the next one's is taken.
+ * one plan's memory is free before the next one's is taken. A plan this device cannot run
+ * (its init says WGF_ERR_UNSUPPORTED: e.g. mega needs 10 storage buffers per stage) is
+ * skipped with the reason in its row; any other failure stops the dial.
  * The library never prints; progress goes through the optional hook. */
 #ifndef WGFUSE_LLM_DIAL_H
 #define WGFUSE_LLM_DIAL_H
@@ -41,6 +43,7 @@ struct wgf_dial_opts {
     uint32_t    check_prompt, check_steps;  /* the check against cpu-ref (check_prompt >= 1)     */
     uint32_t    n_threads;                  /* cpu-ref's threads for the check                   */
     bool        weights_f32, no_subgroups;  /* as wgf_llm_backend_options                        */
+    uint64_t    max_binding_bytes;          /* as wgf_llm_backend_options (0: the device's)      */
     bool        profile;                    /* per-role GPU time of each plan                    */
     void (*progress)(void *user, const char *what);
     bool (*stop)(void *user);               /* polled between runs: true -> WGF_ERR_INTERRUPTED */
@@ -51,6 +54,7 @@ struct wgf_dial_opts wgf_dial_opts_default(void);
 
 struct wgf_dial_row {
     char     plan[16];
+    char     skipped[WGF_ERR_MSG_MAX];     /* "" or why this device cannot run the plan      */
     const char *weights;                   /* on the GPU: "f16" or "f32" (unfused: always f32)  */
     double   weight_bytes_per_token;       /* every matrix once, in that format                 */
     uint32_t dispatches;                   /* per greedy decode token                           */

@@ -47,6 +47,24 @@ static enum wgf_status decode_stats(const struct wgf_dial_report *r, uint32_t i,
     return wgf_stats_compute(r->row[i].decode_tok_s, (int)r->runs, st, err);
 }
 
+/* the next measured row after i (skipped rows have no samples); r->n when none */
+static uint32_t next_measured(const struct wgf_dial_report *r, uint32_t i)
+{
+    while (i < r->n && r->row[i].skipped[0]) i++;
+    return i;
+}
+
+/* s as the inside of a JSON string (quotes, backslashes and control bytes escaped) */
+static void json_str(const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+}
+
 static double pct_floor(const struct wgf_dial_row *x, double tok_s, const struct dial_floors *f)
 {
     double floor_tok_s = f->copy_gbps * 1e9 / x->weight_bytes_per_token; /* every weight byte once at the copy rate */
@@ -61,13 +79,17 @@ static int print_table(const char *name, const struct wgf_dial_report *r, const 
     printf("floors measured in this run: copy %.0f GB/s (read + write), %.2f us per dispatch (one pass)\n",
            f->copy_gbps, f->dispatch_us);
     printf("checked against cpu-ref first (%u-token prefill + %u decode steps, tokens cpu-ref picks): every plan "
-           "within tolerance\n",
+           "run is within tolerance\n",
            o->check_prompt, o->check_steps);
     printf("%-8s %4s %10s %26s %12s %9s %9s %8s %10s %8s\n", "plan", "wts", "disp/tok", "decode tok/s [95% CI]",
            "prefill t/s", "GPU ms/t", "host ms/t", "% bytes", "check err", "argmax");
     for (uint32_t i = 0; i < r->n; i++) {
         const struct wgf_dial_row *x = &r->row[i];
         struct wgf_stats           st;
+        if (x->skipped[0]) {
+            printf("%-8s skipped: %s\n", x->plan, x->skipped);
+            continue;
+        }
         if (decode_stats(r, i, &st, err)) return 1;
         double pre = wgf_stats_median(x->prefill_tok_s, (int)r->runs);
         char   ci[40];
@@ -76,11 +98,11 @@ static int print_table(const char *name, const struct wgf_dial_report *r, const 
                pre, x->gpu_us_per_token * 1e-3, x->host_us_per_token * 1e-3, pct_floor(x, st.median, f), x->check_err,
                x->argmax_agree, x->check_rows);
     }
-    for (uint32_t i = 1; i < r->n; i++) {
+    for (uint32_t d = next_measured(r, 0), i; d < r->n && (i = next_measured(r, d + 1)) < r->n; d = i) {
         struct wgf_ratio q;
-        if (wgf_stats_ratio(r->row[i].decode_tok_s, (int)r->runs, r->row[i - 1].decode_tok_s, (int)r->runs, &q, err))
+        if (wgf_stats_ratio(r->row[i].decode_tok_s, (int)r->runs, r->row[d].decode_tok_s, (int)r->runs, &q, err))
             return 1;
-        printf("%s / %s decode: %.3fx [%.3f, %.3f]\n", r->row[i].plan, r->row[i - 1].plan, q.ratio, q.ci_lo, q.ci_hi);
+        printf("%s / %s decode: %.3fx [%.3f, %.3f]\n", r->row[i].plan, r->row[d].plan, q.ratio, q.ci_lo, q.ci_hi);
     }
     for (uint32_t i = 0; i < r->n; i++) {
         const struct wgf_profile *p = &r->row[i].profile;
@@ -103,6 +125,12 @@ static int print_json(const char *name, const struct wgf_dial_report *r, const s
     for (uint32_t i = 0; i < r->n; i++) {
         const struct wgf_dial_row *x = &r->row[i];
         struct wgf_stats           st;
+        if (x->skipped[0]) {
+            printf("%s{\"plan\": \"%s\", \"skipped\": \"", i ? ", " : "", x->plan);
+            json_str(x->skipped);
+            printf("\"}");
+            continue;
+        }
         if (decode_stats(r, i, &st, err)) return 1;
         printf("%s{\"plan\": \"%s\", \"weights\": \"%s\", \"dispatches_per_token\": %u, \"weight_bytes_per_token\": %.0f, "
                "\"decode_tok_s_median\": %.2f, \"decode_tok_s_ci\": [%.2f, %.2f], \"prefill_tok_s_median\": %.2f, "
@@ -125,12 +153,13 @@ static int print_json(const char *name, const struct wgf_dial_report *r, const s
         printf("}");
     }
     printf("], \"ratios\": [");
-    for (uint32_t i = 1; i < r->n; i++) {
+    int n_ratios = 0;
+    for (uint32_t d = next_measured(r, 0), i; d < r->n && (i = next_measured(r, d + 1)) < r->n; d = i) {
         struct wgf_ratio q;
-        if (wgf_stats_ratio(r->row[i].decode_tok_s, (int)r->runs, r->row[i - 1].decode_tok_s, (int)r->runs, &q, err))
+        if (wgf_stats_ratio(r->row[i].decode_tok_s, (int)r->runs, r->row[d].decode_tok_s, (int)r->runs, &q, err))
             return 1;
-        printf("%s{\"num\": \"%s\", \"den\": \"%s\", \"ratio\": %.4f, \"ci\": [%.4f, %.4f]}", i > 1 ? ", " : "",
-               r->row[i].plan, r->row[i - 1].plan, q.ratio, q.ci_lo, q.ci_hi);
+        printf("%s{\"num\": \"%s\", \"den\": \"%s\", \"ratio\": %.4f, \"ci\": [%.4f, %.4f]}", n_ratios++ ? ", " : "",
+               r->row[i].plan, r->row[d].plan, q.ratio, q.ci_lo, q.ci_hi);
     }
     printf("]}\n");
     return 0;
@@ -141,17 +170,19 @@ static int write_svg(const char *path, const char *name, const struct wgf_dial_r
 {
     struct wgf_dial_point pt[WGF_DIAL_MAX_PLANS];
     double                bytes_floor = 0;
+    int                   np          = 0;
     for (uint32_t i = 0; i < r->n; i++) {
         struct wgf_stats st;
+        if (r->row[i].skipped[0]) continue;
         if (decode_stats(r, i, &st, err)) return 1;
-        pt[i] = (struct wgf_dial_point){r->row[i].plan, r->row[i].dispatches, st.median, st.ci_lo, st.ci_hi};
+        pt[np++] = (struct wgf_dial_point){r->row[i].plan, r->row[i].dispatches, st.median, st.ci_lo, st.ci_hi};
         double bf = f->copy_gbps * 1e9 / r->row[i].weight_bytes_per_token;
         if (bf > bytes_floor) bytes_floor = bf; /* the smallest weights' floor */
     }
     char title[400];
     snprintf(title, sizeof title, "fusion dial: %s on %s (%s weights)", name, r->adapter, r->n ? r->row[0].weights : "-");
     char *svg = NULL;
-    if (wgf_bench_dial_svg(pt, (int)r->n, f->dispatch_us, bytes_floor, title, &svg, err)) return 1;
+    if (wgf_bench_dial_svg(pt, np, f->dispatch_us, bytes_floor, title, &svg, err)) return 1;
     int rc = wgf_cli_write_file("llm bench --svg", path, svg, strlen(svg));
     free(svg);
     return rc;

@@ -145,7 +145,7 @@ static enum wgf_status one_plan(wgf_ctx *ctx, const struct wgf_llm_model *m, con
     row->tolerance              = f32 ? 1e-4 : 2e-2;
     uint32_t n_ctx = o->n_prompt + o->n_gen + 1;
     if (n_ctx < o->check_prompt + o->check_steps + 1) n_ctx = o->check_prompt + o->check_steps + 1;
-    struct wgf_llm_backend_options bo = {.n_ctx = n_ctx, .gpu = ctx};
+    struct wgf_llm_backend_options bo = {.n_ctx = n_ctx, .gpu = ctx, .max_binding_bytes = o->max_binding_bytes};
     if (!unfused) bo.weights_f32 = o->weights_f32, bo.no_subgroups = o->no_subgroups;
     struct wgf_llm_backend    b  = {0};
     struct wgf_sampler        smp = {0};
@@ -153,6 +153,10 @@ static enum wgf_status one_plan(wgf_ctx *ctx, const struct wgf_llm_model *m, con
     sp.temperature               = 0;
     progress(o, "dial: %s: init%s", plan, "");
     enum wgf_status s = wgf_llm_backend_open(&b, proto, m, &bo, err);
+    if (s == WGF_ERR_UNSUPPORTED) { /* this device cannot run the plan: say why, go on */
+        snprintf(row->skipped, sizeof row->skipped, "%s", err->msg);
+        return WGF_OK;
+    }
     if (s) return s;
     row->dispatches = b.dispatches_per_token;
     progress(o, "dial: %s: check against cpu-ref%s", plan, "");
