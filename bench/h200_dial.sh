@@ -12,7 +12,7 @@
 #
 #   bench/h200_dial.sh [OUTDIR]      (default: bench/results/dial-<hostname>-<UTC date>)
 #
-# Environment: WGFUSE (default build/wgfuse), PYTHON (python3), N (decoded tokens per run, 64),
+# Environment: WGFUSE (default build/wgfuse), PYTHON (python3), N (decoded tokens per run, 64), P (prompt, 32),
 # RUNS (timed runs per plan, 5), SHAPES, WEIGHTS ("f16 f32"), DIAL_ONLY=1 (no PyTorch peers and no
 # roles-only steps: a machine without CUDA, e.g. lavapipe), WGF_GIT_COMMIT (recorded in env.txt when the tree has
 # no .git). Writes env.txt, results.jsonl (one JSON line per step), logs/*.txt, *.svg, status.txt.
@@ -23,7 +23,7 @@ PY="${PYTHON:-python3}"
 WG="${WGFUSE:-$ROOT/build/wgfuse}"
 [ -x "$WG" ] || { echo "h200_dial: no wgfuse binary (set WGFUSE=path)" >&2; exit 1; }
 "$WG" --version >/dev/null 2>&1 || { echo "h200_dial: $WG --version failed (a binary older than --version?)" >&2; exit 1; }
-N="${N:-64}"; RUNS="${RUNS:-5}"; P=32
+N="${N:-64}"; RUNS="${RUNS:-5}"; P="${P:-32}"
 SHAPES="${SHAPES:-tiny qwen2.5-0.5b qwen2.5-1.5b}"
 . "$ROOT/bench/lib_steps.sh"
 steps_init "$OUT" h200_dial || exit 1
