@@ -3,7 +3,9 @@
  * Format: every matrix row is KC 16-byte chunks: 8 f16 (two per u32, element 2i in the low
  * half, WGSL's unpack2x16float order) or 4 f32, zero padded past `cols` to a multiple of 16
  * elements (so every activation vector is padded the same way and kernels sum whole chunks).
- * f16 comes from the model's own row decoder (wgf_tensor_row_f32: f32/f16/bf16/q8_0/q4_0)
+ * f16 comes from the model's own row decoder (wgf_tensor_row_f32: every stored type, the
+ * quantized GGUF blocks included: the GPU plans dequantize them at upload, issue 14's kernels
+ * for quantized rows are not written yet)
  * rounded to nearest even; a value past f16's range fails the load, naming the tensor (use
  * --weights f32), instead of becoming infinity.
  *
