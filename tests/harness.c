@@ -118,3 +118,9 @@ const char *wgf_t_cli(void)
     const char *c = getenv("WGF_CLI");
     return c && *c ? c : "wgfuse";
 }
+
+const char *wgf_t_tiny_llama(void)
+{
+    const char *d = getenv("WGF_TINY_LLAMA");
+    return d && *d ? d : "tiny_llama";
+}

@@ -47,5 +47,8 @@ const char *wgf_t_tmpdir(const char *name, char *buf, size_t cap);
 int wgf_t_run(const char *cmd, char *out, size_t cap);
 /* Path of the wgfuse CLI under test ($WGF_CLI), or "wgfuse". */
 const char *wgf_t_cli(void);
+/* The generated tiny Llama folder ($WGF_TINY_LLAMA, written into the build tree by
+ * tests/llm/data/make_tiny_*.py at build time; "tiny_llama" when unset). */
+const char *wgf_t_tiny_llama(void);
 
 #endif

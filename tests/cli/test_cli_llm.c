@@ -2,7 +2,7 @@
  * model-path problems exit 1 naming the path; make-test-model -> run (greedy twice, same
  * text), HF f16 vs GGUF f16 same output, --logits-out shape, tokenize / --detokenize round
  * trip, --parse-special, prompt > ctx, load-check; greedy from BOS via --tokens 1 on the
- * generated tests/llm/data/tiny_llama against its float64 reference ids (every run; CI) and
+ * generated the generated tiny_llama ($WGF_TINY_LLAMA) against its float64 reference ids (every run; CI) and
  * on ../shared/models/stories260k (SKIP when that directory is absent).
  * Mutation caught without ../shared (tried 2026-12-01): src/llm/forward_ref.c rope() on
  * interleaved pairs instead of rotate-half fails "tiny_llama greedy from BOS == reference". */
@@ -216,11 +216,11 @@ int main(void)
     wgf_t_check(&t, o.rc == 2, "llm bench -n 1 -> exit 2 (needs 2 tokens for a decode rate)", "rc %d", o.rc);
 
     /* greedy from BOS through the CLI, no tokenizer (ids on stdout): the generated
-     * tests/llm/data/tiny_llama against its reference ids (expected.txt, written by
+     * the generated tiny_llama ($WGF_TINY_LLAMA) against its reference ids (expected.txt, written by
      * make_tiny_llama.py's float64 forward) in every run, stories260k when present */
     const char *src = getenv("WGF_SOURCE_DIR");
     char        st[1024], stc[1100], want[1024] = "";
-    snprintf(st, sizeof st, "%s/tests/llm/data/tiny_llama", src ? src : ".");
+    snprintf(st, sizeof st, "%s", wgf_t_tiny_llama());
     snprintf(stc, sizeof stc, "%s/expected.txt", st);
     FILE *ef = fopen(stc, "rb");
     char  line[8192];

@@ -2,9 +2,9 @@
  * independent pure-Python float64 implementation of HF's LlamaForCausalLM forward
  * (rotate-half RoPE, repeat_kv GQA, RMSNorm, SiLU MLP) reading model.safetensors directly;
  * docs/llm.md, "Checking the reference forward", has the script.
- *   - tests/llm/data/tiny_llama (always; CI): a random Llama (f32, tied, GQA 4/2, head_dim 8)
+ *   - the generated tiny_llama ($WGF_TINY_LLAMA) (always; CI): a random Llama (f32, tied, GQA 4/2, head_dim 8)
  *     written by tests/llm/data/make_tiny_llama.py, whose expected.txt holds that script's
- *     40 greedy ids and its logits after BOS (regenerate: python3 make_tiny_llama.py). The
+ *     40 greedy ids and its logits after BOS (generated at build time). The
  *     logits must match within 1e-6 of the largest (f32 vs f64: 2.25e-7 observed, both
  *     thread counts; a draw with a top-2 gap below 1e-3 is refused by the generator, so f32
  *     rounding cannot flip an id), and the
@@ -151,7 +151,7 @@ int main(void)
     struct wgf_t t   = {0};
     const char  *src = getenv("WGF_SOURCE_DIR");
     char         path[4096], exp_path[4200], why[4400];
-    snprintf(path, sizeof path, "%s/tests/llm/data/tiny_llama", src ? src : ".");
+    snprintf(path, sizeof path, "%s", wgf_t_tiny_llama());
     snprintf(exp_path, sizeof exp_path, "%s/expected.txt", path);
     struct expected x;
     if (wgf_t_check(&t, read_expected(exp_path, &x, why, sizeof why), "tiny_llama expected.txt", "%s", why))

@@ -2,7 +2,7 @@
  * that no wgfuse code wrote (before, the GGUF tests wrote files with wgfuse's own writer,
  * quantizer and wgf__llama_perm_row and read them back with the same code):
  *   - hand-computed blocks (below, with their arithmetic): decode and encode;
- *   - tests/llm/data/tiny_llama/model-{f32,q8_0,q4_0}.gguf, written by make_tiny_gguf.py
+ *   - the generated tiny_llama ($WGF_TINY_LLAMA)/model-{f32,q8_0,q4_0}.gguf, written by make_tiny_gguf.py
  *     (standard-library Python from the documented formats: ggml's gguf.md, llama.cpp's
  *     convert_hf_to_gguf permutation and F16 fallback, ggml's reference quantizers) from
  *     the same directory's model.safetensors, with expected_gguf.txt: an 8-token prompt and,
@@ -210,9 +210,8 @@ int main(void)
     struct wgf_t t = {0};
     check_hand_blocks(&t);
 
-    const char *src = getenv("WGF_SOURCE_DIR");
     char        dir[1024], p[1200], ex[1200], nm[200], why[1200];
-    snprintf(dir, sizeof dir, "%s/tests/llm/data/tiny_llama", src ? src : ".");
+    snprintf(dir, sizeof dir, "%s", wgf_t_tiny_llama());
     struct wgf_llm_model *hf = NULL;
     struct wgf_err        e  = {0};
     if (!wgf_t_check(&t, wgf_llm_model_load(dir, &hf, &e) == WGF_OK, "tiny_llama hf loads", "%s", e.msg)) return wgf_t_finish(&t);

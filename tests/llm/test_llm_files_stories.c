@@ -1,5 +1,5 @@
 /* LLM model files on a real checkpoint layout, an HF Llama directory (f32, tied):
- *   - tests/llm/data/tiny_llama (always; CI): written by tests/llm/data/make_tiny_llama.py;
+ *   - the generated tiny_llama ($WGF_TINY_LLAMA) (always; CI): written by tests/llm/data/make_tiny_llama.py;
  *   - ../shared/models/stories260k (Karpathy's stories260K as an HF Llama directory; see
  *     shared/models/README.md) when present, else a loud SKIP.
  * Checks the config as the generator / README states it, that f32 matrices are views into
@@ -130,7 +130,7 @@ int main(void)
     /* tiny_llama (make_tiny_llama.py's CFG): 64x32 embedding + final norm, then per layer two
      * norms, q/o 32x32, k/v 16x32, gate/up 88x32, down 32x88: 2,080 + 2 x 11,584 f32 */
     const struct want tiny = {32, 2, 4, 2, 88, 64, 8, 128, 4 * 25248, 4 * 25248};
-    snprintf(dir, sizeof dir, "%s/tests/llm/data/tiny_llama", src ? src : ".");
+    snprintf(dir, sizeof dir, "%s", wgf_t_tiny_llama());
     check_dir(&t, "tiny_llama", dir, &tiny);
 
     /* stories260k: about 260K parameters, f32: 1.0 MB of weights */

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes tests/llm/data/tiny_llama/model-{f32,q8_0,q4_0}.gguf and expected_gguf.txt: the
+"""Writes OUTDIR/model-{f32,q8_0,q4_0}.gguf and expected_gguf.txt (the build runs it on the
+build tree's tiny_llama/ at every build; nothing is committed): the
 tiny Llama of make_tiny_llama.py (read back from its model.safetensors) as GGUF v3 files
 written by this script's own code, independent of wgfuse's writer (gguf.c), quantizers and
 decoders (dtype.c, quant.c) and q/k permutation (wgf__llama_perm_row), from the formats as
@@ -26,8 +27,8 @@ A prompt, not BOS alone: with one position, attention returns v whatever q and k
 logits after BOS cannot see a q/k row order. test_gguf_fixtures.c loads the files with
 wgfuse's loader and compares.
 
-Standard library only, deterministic. Regenerate (after make_tiny_llama.py) with
-    python3 tests/llm/data/make_tiny_gguf.py
+Standard library only, deterministic. By hand (after make_tiny_llama.py OUTDIR):
+    python3 tests/llm/data/make_tiny_gguf.py OUTDIR
 """
 import json, os, struct, sys
 
@@ -213,4 +214,6 @@ def main():
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1:  # the folder make_tiny_llama.py wrote (the build tree's)
+        tl.OUT = sys.argv[1]
     main()

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes tests/llm/data/tiny_llama/: a small random HF Llama directory (config.json,
+"""Writes OUTDIR (argv[1]; the build writes BUILD/tiny_llama at every build, and the tests
+read it through $WGF_TINY_LLAMA: generated, never committed): a small random HF Llama directory (config.json,
 model.safetensors, f32, tied embeddings, GQA 4/2, head_dim 8) and expected.txt, the greedy
 continuation from BOS and the logits after BOS computed by an independent float64
 implementation of HF's LlamaForCausalLM (rotate-half RoPE, repeat_kv GQA, RMSNorm, SiLU
@@ -10,14 +11,15 @@ tests that need a real checkpoint (test_forward_stories, test_llm_files_stories,
 test_cli_llm) run their checks on this model first and on stories260k only when present.
 
 Standard library only, deterministic (own splitmix64; every weight is k / 2^23 times a
-power of two, so exact in f32). Regenerate with
-    python3 tests/llm/data/make_tiny_llama.py
-and commit the three files; it refuses a draw whose greedy choice is nearly tied at any
+power of two, so exact in f32). By hand:
+    python3 tests/llm/data/make_tiny_llama.py OUTDIR
+It refuses a draw whose greedy choice is nearly tied at any
 step (top-2 logit gap below MIN_GAP), so f32 rounding cannot flip an id.
 """
 import json, math, os, struct, sys
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tiny_llama")
+# the output folder: argv[1] (the build writes it into the build tree at every build)
+OUT = sys.argv[1] if __name__ == "__main__" and len(sys.argv) > 1 else os.path.join(os.getcwd(), "tiny_llama")
 SEED = 3  # the first seed whose draw passes both checks in main() at these scales
 N_GEN = 40
 MIN_GAP = 1e-3  # relative to max |logit|; f32 vs f64 differ by ~1e-6 there
