@@ -44,7 +44,7 @@ static void llm_usage(FILE *f)
             "  timed; one table with dispatches per token, decode tok/s (median, 95%% CI), prefill tok/s, GPU\n"
             "  and host ms per token, %% of the bytes floor (copy bandwidth measured in the same run), and\n"
             "  each plan's speed-up over the previous one; --svg PATH: tok/s vs dispatches per token with\n"
-            "  the dispatch floor and the bytes floor.\n",
+            "  the dispatch floor and the bytes floor. A plan the device cannot run is skipped, with why.\n",
             WGF_TOK_TEST_VOCAB_MAX);
     wgf_cli_backend_usage(f);
 }
