@@ -91,10 +91,18 @@ struct wgf_cli_backend {
     const char *name;  /* NULL: cpu-ref                                                   */
     const char *plan;  /* NULL: the backend's default                                      */
     bool        weights_f32, no_subgroups;
+    const char *quant; /* --weights TYPE: a quantization recipe applied at load (NULL: none) */
 };
 /* If argv[*i] is one of the flags above, consume it (and its value) and return 1; 0 when
  * it is not one of them; 2 on a usage error (printed). */
 int  wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int *i);
+/* The model in the weights --weights asks for. With a quantization type (b->quant): from
+ * `path`, the file quantized at load into a temporary GGUF that the model maps (removed once
+ * mapped); from the synthetic `shape` (path NULL), random blocks of the recipe's mixture.
+ * Without one: `path` loaded as it is, or the shape with random f16 weights. Prints the
+ * error; returns 0, 1 (failure) or 2 (usage). */
+int  wgf_cli_llm_model(const char *path, const char *shape, const struct wgf_cli_backend *b,
+                       struct wgf_llm_model **m);
 /* The usage lines of those flags. */
 void wgf_cli_backend_usage(FILE *f);
 /* Open the backend on m. For gpu a context is created from the global --adapter /

@@ -1,5 +1,7 @@
 /* wgfuse CLI — what the LLM commands (run, llm bench) share: the thread default and the
  * forward backend chosen by --backend. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,14 +41,52 @@ int wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int *
             return 2;
         }
         b->plan = v;
-    } else {
-        if (strcmp(v, "f16") && strcmp(v, "f32")) {
-            wgf_cli_error("--weights: '%s' is not f16 or f32", v);
-            return 2;
-        }
+    } else if (!strcmp(v, "f16") || !strcmp(v, "f32")) {
         b->weights_f32 = !strcmp(v, "f32");
+    } else if (wgf_llm_quantize_known(v)) {
+        b->quant = v;
+    } else {
+        wgf_cli_error("--weights: '%s' is not f16, f32 or a quantization type (%s)", v, wgf_llm_quantize_types());
+        return 2;
     }
     return 1;
+}
+
+int wgf_cli_llm_model(const char *path, const char *shape, const struct wgf_cli_backend *b, struct wgf_llm_model **m)
+{
+    struct wgf_err err = {0};
+    *m                 = NULL;
+    if (!path) {
+        enum wgf_status s = b->quant ? wgf_llm_model_synth_weights(shape, b->quant, 1, m, &err)
+                                     : wgf_llm_model_synth(shape, WGF_DT_F16, 1, m, &err);
+        if (s) wgf_cli_error("%s", err.msg);
+        return s ? 2 : 0;
+    }
+    wgf_cli_note_mapped(path);
+    if (!b->quant) {
+        if (wgf_llm_model_load(path, m, &err) == WGF_OK) return 0;
+        wgf_cli_error("%s", err.msg);
+        return 1;
+    }
+    const char *td = getenv("TMPDIR");
+    char        tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s/wgfuse-weights-XXXXXX", td && *td ? td : "/tmp");
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        wgf_cli_error("--weights %s: cannot create a temporary file in %s: %s (set TMPDIR)", b->quant,
+                      td && *td ? td : "/tmp", strerror(errno));
+        return 1;
+    }
+    close(fd);
+    enum wgf_status s = wgf_llm_quantize(path, tmp, b->quant, false, true, NULL, &err);
+    if (!s) s = wgf_llm_model_load(tmp, m, &err);
+    unlink(tmp);
+    if (s) {
+        wgf_cli_error("--weights %s: %s", b->quant, err.msg);
+        return 1;
+    }
+    fprintf(stderr, "note: %s quantized to %s at load (llama.cpp's mixture rules, docs/llm.md)\n", path, b->quant);
+    return 0;
 }
 
 void wgf_cli_backend_usage(FILE *f)
@@ -60,6 +100,8 @@ void wgf_cli_backend_usage(FILE *f)
                "                         workgroup); or unfused (the first GPU plan, one role per dispatch, f32)\n"
                "  --weights f16|f32      gpu roles/ops/fused/mega: weight format on the GPU (default f16, two\n"
                "                         per 32-bit word)\n"
+               "  --weights TYPE         quantize at load (Q8_0, Q4_0, Q4_K_M, Q5_K_M, Q6_K, ...: `wgfuse llm\n"
+               "                         quantize`'s types); every backend then reads the blocks as they are\n"
                "  --no-subgroups         gpu roles/ops/fused/mega: reductions through workgroup memory\n");
 }
 

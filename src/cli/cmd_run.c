@@ -223,6 +223,7 @@ int wgf_cmd_run(int argc, char **argv)
 
     struct wgf_err         err = {0};
     struct wgf_llm_model  *m   = NULL;
+    struct wgf_llm_model  *mq  = NULL; /* --weights TYPE: the weights quantized at load */
     struct wgf_tokenizer  *tok = NULL;
     struct wgf_llm_backend be  = {0};
     wgf_ctx               *gctx = NULL;
@@ -305,7 +306,10 @@ int wgf_cmd_run(int argc, char **argv)
         goto out;
     }
     struct wgf_llm_backend_options bo = {.n_ctx = n_ctx, .n_threads = o.threads ? (uint32_t)o.threads : wgf_cli_default_threads()};
-    if (!wgf_cli_backend_open(&o.backend, o.model, m, &bo, &gctx, &be)) goto out;
+    /* --weights TYPE: the backend runs the model quantized at load; the tokenizer and the
+     * config stay the file's */
+    if (o.backend.quant && wgf_cli_llm_model(o.model, NULL, &o.backend, &mq)) goto out;
+    if (!wgf_cli_backend_open(&o.backend, o.model, mq ? mq : m, &bo, &gctx, &be)) goto out;
     struct wgf_sampler_params sp = wgf_sampler_params_default();
     sp.temperature = (float)o.temp, sp.top_k = (uint32_t)o.top_k, sp.top_p = (float)o.top_p;
     sp.repeat_penalty = (float)o.repeat_penalty, sp.repeat_last_n = (uint32_t)o.repeat_last_n, sp.seed = (uint64_t)o.seed;
@@ -383,6 +387,7 @@ out:
     wgf_ctx_free(gctx);
     free(ids);
     wgf_tokenizer_free(tok);
+    wgf_llm_model_free(mq);
     wgf_llm_model_free(m);
     return rc;
 }
