@@ -231,8 +231,8 @@ static enum wgf_status upload_mat(struct gr *g, const struct gr_mat *m, const st
     uint64_t max_row = (uint64_t)m->kc * 16;
     for (uint32_t pi = 0; pi < m->n_parts; pi++)
         if ((uint64_t)m->part[pi].kcs * 16 > max_row) max_row = (uint64_t)m->part[pi].kcs * 16;
-    uint32_t max_stage = (uint32_t)(GR_UPLOAD_BYTES / max_row ? GR_UPLOAD_BYTES / max_row : 1);
-    uint8_t *stage     = malloc((size_t)(max_stage * max_row));
+    /* a part stages GR_UPLOAD_BYTES / its row bytes rows at a time (one row when a row is larger) */
+    uint8_t *stage     = malloc((size_t)(max_row > GR_UPLOAD_BYTES ? max_row : GR_UPLOAD_BYTES));
     float   *row       = malloc((size_t)m->kc * 8 * sizeof *row);
     if (!stage || !row) {
         free(stage), free(row);
