@@ -407,7 +407,10 @@ size_t wgf_tokenizer_chat_template_count(const struct wgf_tokenizer *t)
 const char *wgf_tokenizer_chat_template_name(const struct wgf_tokenizer *t, size_t i)
 {
     for (size_t k = 0; t && k < t->n_chat_meta; k++)
-        if (!strncmp(t->chat_meta[k].key, "template:", 9) && i-- == 0) return t->chat_meta[k].key + 9;
+        if (!strncmp(t->chat_meta[k].key, "template:", 9)) {
+            if (i == 0) return t->chat_meta[k].key + 9;
+            i--;
+        }
     return NULL;
 }
 

@@ -13,6 +13,7 @@
  *  - the list form of chat_template (named templates), --chat-template-name errors, and the
  *    built-in fallback rendering and encoding exactly as chat_template.c did. */
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,10 +325,75 @@ static void test_named_and_builtin(struct wgf_t *t)
     wgf_tokenizer_free(tok);
 }
 
+/* render and encode on one wgf_chat from several threads (TSan's stage checks the races) */
+struct worker {
+    struct wgf_chat *chat;
+    const char      *want_text;
+    const int32_t   *want_ids;
+    size_t           want_n;
+    int              bad;
+};
+#define MSG(role, text) {role, text, sizeof text - 1}
+static const struct wgf_chat_msg conv4[] = {MSG("system", "Be brief."), MSG("user", "Hi <|im_start|> there"),
+                                            MSG("assistant", "Hello."), MSG("user", "Ünïcödé")};
+#undef MSG
+
+static void *work(void *arg)
+{
+    struct worker *w = arg;
+    for (int k = 0; k < 25; k++) {
+        struct wgf_err err = {0};
+        char          *text = NULL;
+        size_t         len = 0, n = 0;
+        int32_t       *ids = NULL;
+        if (wgf_chat_render(w->chat, conv4, 4, true, &text, &len, &err) || strcmp(text, w->want_text)) w->bad++;
+        if (wgf_chat_encode(w->chat, conv4, 4, true, &ids, &n, &err) || n != w->want_n || memcmp(ids, w->want_ids, n * sizeof *ids))
+            w->bad++;
+        free(text), free(ids);
+    }
+    return NULL;
+}
+
+static void test_threads(struct wgf_t *t)
+{
+    char dir[4096], tj[4200];
+    wgf_t_tmpdir("chat_threads", dir, sizeof dir);
+    snprintf(tj, sizeof tj, "%s/tokenizer.json", dir);
+    struct wgf_err        err = {0};
+    struct wgf_tokenizer *tok = NULL;
+    struct wgf_chat      *chat = NULL;
+    struct wgf_chat_opts  o = {.template_text = "{% set ns = namespace(n=0) %}{% for m in messages %}{% set ns.n = ns.n + 1 %}"
+                                               "<|im_start|>{{ m.role }}\n{{ m.content | trim }}<|im_end|>\n{% endfor %}"
+                                               "{{ messages | map(attribute='role') | list | tojson }}{{ ns.n }}"
+                                               "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"};
+    if (!wgf_t_check(t, wgf_tokenizer_write_test_json(tj, &err) == WGF_OK && wgf_tokenizer_load_json(tj, NULL, &tok, &err) == WGF_OK &&
+                            wgf_chat_open(tok, NULL, &o, &chat, &err) == WGF_OK,
+                     "threads: setup", "%s", err.msg))
+        return;
+    char    *text = NULL;
+    size_t   len = 0, n = 0;
+    int32_t *ids = NULL;
+    wgf_chat_render(chat, conv4, 4, true, &text, &len, &err);
+    wgf_chat_encode(chat, conv4, 4, true, &ids, &n, &err);
+    struct worker w[4];
+    pthread_t     th[4];
+    for (int i = 0; i < 4; i++) {
+        w[i] = (struct worker){chat, text ? text : "", ids, n, 0};
+        pthread_create(&th[i], NULL, work, &w[i]);
+    }
+    int bad = 0;
+    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL), bad += w[i].bad;
+    wgf_t_check(t, text && ids && bad == 0, "4 threads render and encode on one wgf_chat: same results", "%d mismatches", bad);
+    free(text), free(ids);
+    wgf_chat_close(chat);
+    wgf_tokenizer_free(tok);
+}
+
 int main(void)
 {
     struct wgf_t t = {0};
     test_fixtures(&t);
     test_named_and_builtin(&t);
+    test_threads(&t);
     return wgf_t_finish(&t);
 }
