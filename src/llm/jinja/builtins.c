@@ -76,6 +76,8 @@ static struct jv strip(struct jctx *c, const struct jstr *s, const struct jstr *
 {
     size_t a = 0, b = s->len;
     jstep(c, s->len / 16);
+    /* each character tested against the set: O(len * |chars|), counted */
+    if (chars) jstep(c, (uint64_t)(s->len / 16 + 1) * (chars->len / 16 + 1));
     if (left)
         while (a < b) {
             uint32_t cp;
@@ -96,12 +98,13 @@ static struct jv strip(struct jctx *c, const struct jstr *s, const struct jstr *
     return jstr_sub(c, s, a, b - a);
 }
 
+/* memmem (glibc's two-way search): linear, where a naive scan is O(len * sub) */
 static size_t find_bytes(const struct jstr *s, size_t from, const struct jstr *sub)
 {
     if (sub->len == 0) return from;
-    for (size_t i = from; i + sub->len <= s->len; i++)
-        if (memcmp(s->s + i, sub->s, sub->len) == 0) return i;
-    return SIZE_MAX;
+    if (from > s->len) return SIZE_MAX;
+    const char *p = memmem(s->s + from, s->len - from, sub->s, sub->len);
+    return p ? (size_t)(p - s->s) : SIZE_MAX;
 }
 
 static struct jv split(struct jctx *c, const struct jstr *s, const struct jstr *sep, int64_t maxsplit)
@@ -326,6 +329,7 @@ static bool contains(struct jctx *c, struct jv hay, struct jv needle)
         return find_bytes(hay.u.s, 0, n) != SIZE_MAX;
     }
     case JV_LIST:
+        jstep(c, hay.u.l->n / 4);
         for (size_t i = 0; i < hay.u.l->n; i++)
             if (jv_equal(c, hay.u.l->v[i], needle)) return true;
         return false;
@@ -704,6 +708,7 @@ struct jv jfilter_apply(struct jctx *c, int id, struct jv in, size_t n, const st
         struct jv           o = jv_list(c, l->n, false);
         size_t              k = 0;
         for (size_t i = 0; i < l->n; i++) {
+            jstep(c, k / 4 + 1); /* quadratic in the list: counted */
             bool seen = false;
             for (size_t j = 0; j < k && !seen; j++) seen = jv_equal(c, o.u.l->v[j], l->v[i]);
             if (!seen) ((struct jlist *)o.u.l)->v[k++] = l->v[i];

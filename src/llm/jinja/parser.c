@@ -491,10 +491,12 @@ static struct jnode *parse_compare(struct parser *p)
             n = mk(p, N_CMP, t);
             add(p, n, first, NULL);
         }
-        uint8_t *ops = palloc(p, n->n);
-        if (n->n > 1) memcpy(ops, n->ops, n->n - 1);
-        ops[n->n - 1] = op;
-        n->ops        = ops;
+        if (n->n - 1 == 0 || ((n->n - 1) & (n->n - 2)) == 0) { /* 1, 2, 4, 8...: double */
+            uint8_t *ops = palloc(p, 2 * (size_t)n->n);
+            if (n->n > 1) memcpy(ops, n->ops, n->n - 1);
+            n->ops = ops;
+        }
+        n->ops[n->n - 1] = op;
         add(p, n, parse_math1(p), NULL);
     }
 }
