@@ -40,7 +40,7 @@ PUBLIC_HEADERS = [
     (r"gpu(_\w+)?\.h", "gpu"),
     (r"bench(_\w+)?\.h", "bench"),
     (r"sim(_\w+)?\.h", "sim"),
-    (r"llm(_\w+)?\.h|tokenizer(_\w+)?\.h|chat_template\.h", "llm"),
+    (r"llm(_\w+)?\.h|tokenizer(_\w+)?\.h|chat_template\.h|chat\.h", "llm"),
 ]
 GENERATED = {"kernels/ids.h": "gpu", "kernels/constants.h": "gpu"}  # build/generated/
 SHARED_PARTS = {"util"}  # parts whose src/<part>/*.h every layer above may include

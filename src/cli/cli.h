@@ -111,6 +111,24 @@ void wgf_cli_backend_usage(FILE *f);
 bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, const struct wgf_llm_model *m,
                           struct wgf_llm_backend_options *bo, wgf_ctx **ctx, struct wgf_llm_backend *be);
 
+/* A conversation from the command line (cli_llm.c): --messages FILE.json, or --system +
+ * the prompt; --chat-template FILE / --chat-template-name N choose the template;
+ * --no-template sends the prompt as it is (BOS as the tokenizer wants). A model without
+ * any template and with no built-in that fits: the prompt goes raw, with a warning. */
+struct wgf_cli_chat {
+    const char *messages;           /* --messages path, or NULL                         */
+    const char *system;             /* --system, or NULL                                */
+    const char *user;               /* the prompt (user_len bytes, NULs allowed)        */
+    size_t      user_len;
+    const char *tmpl_file, *tmpl_name;
+    bool        no_template, parse_special, gen_prompt;
+};
+struct wgf_tokenizer;
+/* Encode the conversation into *ids (malloc'd), or with `text` non-NULL render it into
+ * *text (malloc'd, *text_len bytes) instead. Prints errors and notes; returns 0, or 1. */
+int wgf_cli_chat_encode(const char *model, const struct wgf_tokenizer *tok, const char *arch,
+                        const struct wgf_cli_chat *o, int32_t **ids, size_t *n_ids, char **text, size_t *text_len);
+
 /* Subcommands. */
 int wgf_cmd_info(int argc, char **argv);      /* cmd_info.c     */
 int wgf_cmd_report(int argc, char **argv);    /* cmd_report.c   */

@@ -1,12 +1,16 @@
 /* wgfuse CLI — what the LLM commands (run, llm bench) share: the thread default and the
  * forward backend chosen by --backend. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/file.h"
+#include "wgfuse/chat.h"
 #include "wgfuse/llm_run.h"
+#include "wgfuse/tokenizer.h"
 
 uint32_t wgf_cli_default_threads(void)
 {
@@ -136,4 +140,76 @@ bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, co
         return false;
     }
     return true;
+}
+
+/* ---- conversations ----------------------------------------------------------------------- */
+int wgf_cli_chat_encode(const char *model, const struct wgf_tokenizer *tok, const char *arch,
+                        const struct wgf_cli_chat *o, int32_t **ids, size_t *n_ids, char **text, size_t *text_len)
+{
+    struct wgf_err       err = {0};
+    unsigned             raw_flags = WGF_TOK_ADD_BOS | (o->parse_special ? WGF_TOK_PARSE_SPECIAL : 0);
+    char                *tmpl = NULL;
+    size_t               tmpl_len = 0;
+    struct wgf_chat     *chat = NULL;
+    struct wgf_chat_msg *msgs = NULL, pair[2];
+    void                *storage = NULL;
+    size_t               n = 0;
+    int                  rc = 1;
+    enum wgf_status      st = WGF_OK;
+    if (o->no_template) goto raw;
+    if (o->tmpl_file) {
+        if (wgf_file_read(o->tmpl_file, 1u << 20, "a chat template", &tmpl, &tmpl_len, &err) != WGF_OK) goto fail;
+        if (memchr(tmpl, 0, tmpl_len)) {
+            wgf_fail(&err, WGF_ERR_FORMAT, "%s: the chat template contains a NUL byte", o->tmpl_file);
+            goto fail;
+        }
+    }
+    struct wgf_chat_opts co = {.template_text = tmpl, .template_name = o->tmpl_name, .parse_special = o->parse_special};
+    st                      = wgf_chat_open(tok, arch, &co, &chat, &err);
+    if (st == WGF_ERR_UNSUPPORTED && !o->messages) {
+        fprintf(stderr, "wgfuse: warning: %s: the model ships no chat template and none of the built-in ones fits its "
+                        "special tokens; the prompt is sent without a template\n", model);
+        goto raw;
+    }
+    if (st) {
+        if (o->tmpl_file && st == WGF_ERR_FORMAT) wgf_err_prefix(&err, "%s", o->tmpl_file);
+        goto fail;
+    }
+    if (wgf_chat_is_builtin(chat)) fprintf(stderr, "wgfuse: note: %s: using %s\n", model, wgf_chat_source(chat));
+    if (o->messages) {
+        if (wgf_chat_msgs_load(o->messages, &msgs, &n, &storage, &err) != WGF_OK) goto fail;
+    } else {
+        if (o->system) pair[n++] = (struct wgf_chat_msg){"system", o->system, strlen(o->system)};
+        pair[n++] = (struct wgf_chat_msg){"user", o->user, o->user_len};
+    }
+    st = text ? wgf_chat_render(chat, msgs ? msgs : pair, n, o->gen_prompt, text, text_len, &err)
+              : wgf_chat_encode(chat, msgs ? msgs : pair, n, o->gen_prompt, ids, n_ids, &err);
+    if (st) goto fail;
+    rc = 0;
+    goto done;
+raw:
+    if (o->messages) {
+        wgf_cli_error("--messages needs a chat template (not --no-template)");
+        goto done;
+    }
+    if (text) {
+        *text = malloc(o->user_len + 1);
+        if (!*text) goto done;
+        memcpy(*text, o->user, o->user_len);
+        (*text)[o->user_len] = '\0';
+        *text_len            = o->user_len;
+        rc                   = 0;
+        goto done;
+    }
+    if (wgf_tokenizer_encode_ex(tok, o->user, o->user_len, raw_flags, ids, n_ids, &err) == WGF_OK) {
+        rc = 0;
+        goto done;
+    }
+fail:
+    wgf_cli_error("%s", err.msg);
+done:
+    wgf_chat_msgs_free(msgs, storage);
+    wgf_chat_close(chat);
+    free(tmpl);
+    return rc;
 }
