@@ -79,8 +79,8 @@ static enum wgf_status check_config(wgf_ctx *ctx, struct wgf_sim_config *c, stru
     if (c->workload == WGF_SIM_RASTRIGIN && (c->dim < 1 || c->dim > 1000000))
         return wgf_fail(err, WGF_ERR_ARG, "sim: Rastrigin dimension %d out of range", c->dim);
     if (c->strategy == WGF_SIM_CHUNKED && c->chunk < 1) return wgf_fail(err, WGF_ERR_ARG, "sim: chunk %d < 1", c->chunk);
-    if (c->strategy == WGF_SIM_FUSED_WIDE && (c->workload == WGF_SIM_FINSIM || c->workload == WGF_SIM_RASTRIGIN))
-        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "sim: fused-wide is for classic control (cartpole, acrobot, mountaincar)");
+    if (c->strategy == WGF_SIM_FUSED_WIDE && c->workload == WGF_SIM_RASTRIGIN)
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "sim: fused-wide is for sequential workloads (not rastrigin)");
     if (c->ga.elites < 0 || c->ga.elites >= c->pop || c->ga.tournament < 1 || c->ga.tournament > 64 ||
         !(c->ga.mut_rate >= 0 && c->ga.mut_rate <= 1) || !(c->ga.mut_sigma >= 0))
         return wgf_fail(err, WGF_ERR_ARG, "sim: GA settings: elites %d (0..pop-1), tournament %d (1..64), rate %g, sigma %g",

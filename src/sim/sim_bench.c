@@ -111,7 +111,7 @@ static void profile(wgf_sim *sim, struct wgf_sim_bench_result *out)
         if (s == WGF_OK) s = wgf_recorder_end_pass(r);
     }
     for (int c = 0; c < sim->n_chunks && s == WGF_OK; c++)
-        s = wgf_recorder_dispatch(r, sim->step, sim->step_bg[sim->parity][c & 1], sim->step_groups, 1, 1);
+        s = wgf_recorder_dispatch(r, sim->step, sim->step_bg[sim->parity][c & 1], sim->step_groups, sim->step_groups_y, 1);
     if (s == WGF_OK) s = wgf_recorder_end_pass(r);
     if (s == WGF_OK) s = wgf__sim_record_evolve(sim, r, &err);
     if (s == WGF_OK) s = wgf_recorder_end_pass(r);

@@ -51,7 +51,8 @@ struct wgf_sim {
     int                   n_params;     /* per genome                                       */
     int                   stride;       /* f32 words per state record                       */
     int                   n_chunks;     /* episode dispatches per evaluation                */
-    uint32_t              step_groups;  /* workgroups of one episode dispatch               */
+    uint32_t              step_groups;  /* workgroups of one episode dispatch (x)           */
+    uint32_t              step_groups_y; /* ... and y (fused-wide past 65,535 workgroups)   */
     uint32_t              gen;          /* host mirror of ctl[parity][0]                    */
     int                   parity;       /* params[parity] / ctl[parity] hold the population */
     int                   state_parity; /* state_buf[] the last episode dispatch wrote      */

@@ -11,7 +11,8 @@
 //           132 SMs, 16 serial tanh per step); this gives LANES x the threads and 1 tanh per
 //           lane per step, for 3 workgroup barriers per step.
 // Mapping:  workgroup = GPW genomes x LANES lanes (GPW * LANES = WG); genome g = wid.x * GPW +
-//           lid / LANES, lane = lid % LANES; ceil(POP / GPW) workgroups. The step loop runs
+//           lid / LANES, lane = lid % LANES; ceil(POP / GPW) workgroups (on a 2D grid past
+//           65,535: wid.x + wid.y * nwg.x stands for wid.x). The step loop runs
 //           while any genome of the workgroup is alive (a uniform flag: barriers stay in
 //           uniform control flow).
 // Bindings: 0 state_out (POP, STRIDE) f32 rw   1 fitness (POP) f32 rw
@@ -33,11 +34,12 @@ var<workgroup> live: array<u32, GPW>;     // per genome: still running after thi
 var<workgroup> any_live: u32;             // OR of live, written by thread 0
 
 @compute @workgroup_size(WG)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
     _ = ctl[0];
     let slot = lid / LANES;
     let lane = lid % LANES;
-    let g = wid.x * GPW + slot;
+    let g = (wid.x + wid.y * nwg.x) * GPW + slot;
     let valid = g < POP;
     let gs = min(g, POP - 1u); // a padding slot mirrors the last genome and writes nothing
     let base = gs * STRIDE;
