@@ -233,6 +233,10 @@ enum wgf_status wgf_sim_evolve(wgf_sim *sim, struct wgf_err *err);
 enum wgf_status wgf_sim_fitness_read(wgf_sim *sim, float *fitness, struct wgf_err *err);
 /* Dispatches one generation records (for reports). */
 int             wgf_sim_dispatches_per_generation(const wgf_sim *sim);
+/* GPU memory of the population: every buffer the sim created (ES trainer's excluded), in
+ * bytes, and per genome (that total / population: finsim's shared market path included). */
+uint64_t        wgf_sim_gpu_bytes(const wgf_sim *sim);
+double          wgf_sim_bytes_per_genome(const wgf_sim *sim);
 
 /* ---- OpenAI-ES trainer (es.c) -------------------------------------------------------------- */
 struct wgf_sim_es_config {
@@ -261,10 +265,18 @@ struct wgf_sim_bench_result {
     int    dispatches_per_gen;
     double checksum;             /* sum of fitness of the first evaluation                 */
     int    ref_checked, ref_matched; /* genomes compared with the C reference              */
+    double mean_steps;           /* steps per genome in the verified evaluation (episodes
+                                    end early at termination); Rastrigin: 1               */
     double ref_tolerance;
-    /* GPU timestamps of one generation recorded as three passes (reset | episode | evolve),
-     * milliseconds; -1 where the device has no timestamp-query (or WGF_GPU_PROFILE is off). */
+    /* GPU timestamps of generations recorded as three passes (reset | episode | evolve),
+     * milliseconds, medians of profile_reps generations; -1 where the device has no
+     * timestamp-query (or WGF_GPU_PROFILE is off). */
     double gpu_ms_reset, gpu_ms_episode, gpu_ms_evolve;
+    /* The split evolve's kernels each in a pass of its own (select, rank, breed),
+     * microseconds, medians; -1 where not measured (no timestamps, one-dispatch evolve, no
+     * rank pass). Their sum against gpu_ms_evolve is what the dispatch boundaries cost. */
+    double gpu_us_evolve_pass[3];
+    int    profile_reps;
 };
 /* Warm up, verify the first evaluation against the C reference (returns WGF_ERR_INTERNAL
  * when it disagrees: no numbers for a wrong kernel), then time `gens` generations `runs`

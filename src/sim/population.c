@@ -193,6 +193,9 @@ int wgf_sim_dispatches_per_generation(const wgf_sim *sim)
     return (sim->reset ? 1 : 0) + sim->n_chunks + sim->evolve_dispatches;
 }
 
+uint64_t wgf_sim_gpu_bytes(const wgf_sim *sim) { return sim->gpu_bytes; }
+double   wgf_sim_bytes_per_genome(const wgf_sim *sim) { return (double)sim->gpu_bytes / (double)sim->cfg.pop; }
+
 enum wgf_status wgf_sim_params_write(wgf_sim *sim, const float *params, struct wgf_err *err)
 {
     size_t n = (size_t)sim->cfg.pop * (size_t)sim->n_params * sizeof(float);
