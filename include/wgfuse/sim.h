@@ -196,6 +196,12 @@ struct wgf_sim_config {
     struct wgf_sim_ga     ga;
     enum wgf_sim_evolve   evolve;     /* evolve kernels (default AUTO); wgf_sim_config_of()
                                          gives the one AUTO chose                           */
+    /* The genomes wgf_sim_evaluate runs: eval_first .. eval_first + eval_count - 1
+     * (eval_count 0 = all; wgf_sim_create fills it in). A process of an MPI job evaluates its
+     * slice, the fitness of the others comes from them (wgf_sim_fitness_write), and every
+     * process evolves the whole population identically. Unevaluated genomes' fitness is left
+     * as it was. */
+    int                   eval_first, eval_count;
 };
 struct wgf_sim_config wgf_sim_config_default(enum wgf_sim_workload w);
 
@@ -231,6 +237,11 @@ enum wgf_status wgf_sim_generations(wgf_sim *sim, int n, struct wgf_err *err);
 enum wgf_status wgf_sim_evolve(wgf_sim *sim, struct wgf_err *err);
 /* Read the last evaluation's fitness (pop floats); waits for the GPU. */
 enum wgf_status wgf_sim_fitness_read(wgf_sim *sim, float *fitness, struct wgf_err *err);
+/* Fitness of genomes first .. first + n - 1 from the last evaluation (waits for the GPU), and
+ * the whole fitness vector (pop floats) written to the GPU, where evolve ranks it: how an MPI
+ * driver gathers the slices and hands every process the same vector. */
+enum wgf_status wgf_sim_fitness_read_range(wgf_sim *sim, int first, int n, float *fitness, struct wgf_err *err);
+enum wgf_status wgf_sim_fitness_write(wgf_sim *sim, const float *fitness, struct wgf_err *err);
 /* Dispatches one generation records (for reports). */
 int             wgf_sim_dispatches_per_generation(const wgf_sim *sim);
 /* GPU memory of the population: every buffer the sim created (ES trainer's excluded), in
@@ -254,6 +265,11 @@ enum wgf_status wgf_sim_es_create(wgf_sim *sim, const struct wgf_sim_es_config *
 void            wgf_sim_es_free(wgf_sim_es *es);
 /* n ES generations (sample + reset + episode + centered ranks + Adam update) in one submit. */
 enum wgf_status wgf_sim_es_generations(wgf_sim_es *es, int n, struct wgf_err *err);
+/* One ES generation in two halves, for a driver that moves the fitness between them (MPI):
+ * sample + evaluate (the config's evaluated genomes), then centered ranks + Adam update.
+ * Together the same dispatches in the same order as wgf_sim_es_generations(es, 1). */
+enum wgf_status wgf_sim_es_sample_evaluate(wgf_sim_es *es, struct wgf_err *err);
+enum wgf_status wgf_sim_es_update(wgf_sim_es *es, struct wgf_err *err);
 enum wgf_status wgf_sim_es_theta_read(wgf_sim_es *es, float *theta, struct wgf_err *err);
 
 /* ---- benchmark (sim_bench.c) --------------------------------------------------------------- */

@@ -8,7 +8,9 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/sim_mpi.h"
 #include "util/file.h"
+#include "util/hash.h"
 #include "wgfuse/sim.h"
 
 #define METRIC_TEXT                                                                                        \
@@ -102,6 +104,95 @@ static int save_policy(const char *path, enum wgf_sim_workload w, const struct w
     return rc;
 }
 
+/* ---- MPI: ranks, adapters, one generation across ranks (src/cli/sim_mpi.h) -------------- */
+
+/* Join the job (if mpirun started us) and pick this rank's adapter: --adapter (every rank the
+ * same) wins, else --rank-adapters LIST by local rank, else the local_rank-th adapter of the
+ * best type present (discrete > integrated > cpu), so the ranks of a host spread over its GPUs.
+ * `sel` (>= 16 bytes) holds the chosen index for wgf_cli.adapter. 0 ok, else the exit code. */
+static int mpi_join(struct wgf_mpi *m, long timeout_s, const char *rank_adapters, char *sel, size_t cap)
+{
+    int rc = wgf_mpi_start(m, (int)timeout_s);
+    if (rc || m->size <= 1 || (wgf_cli.adapter && *wgf_cli.adapter)) return rc;
+    if (rank_adapters) {
+        char       *copy = NULL;
+        const char *items[64];
+        int         n = wgf_cli_split_list("--rank-adapters", rank_adapters, &copy, items, 64);
+        if (n > 0) snprintf(sel, cap, "%s", items[m->local_rank % n]);
+        free(copy);
+        if (n <= 0) return 2;
+        wgf_cli.adapter = sel;
+        return 0;
+    }
+    struct wgf_gpu_options o = wgf_cli_gpu_options();
+    struct wgf_adapter_desc ad[16];
+    struct wgf_err err = {0};
+    int n = 0;
+    if (wgf_gpu_list_adapters(&o, ad, 16, &n, &err) != WGF_OK) return wgf_cli_error("%s", err.msg), 1;
+    static const char *order[3] = {"discrete", "integrated", "cpu"};
+    for (int t = 0; t < 3; t++) {
+        int idx[16], k = 0;
+        for (int i = 0; i < n && i < 16; i++)
+            if (!strcmp(ad[i].type, order[t]) && strcmp(ad[i].backend, "null")) idx[k++] = ad[i].index;
+        if (k) {
+            snprintf(sel, cap, "%d", idx[m->local_rank % k]);
+            wgf_cli.adapter = sel;
+            return 0;
+        }
+    }
+    return 0; /* nothing typed: the default choice */
+}
+
+/* One generation across the ranks: evaluate this rank's slice, gather every slice into fit
+ * (pop floats, identical on every rank), hand the whole vector to the GPU, evolve (GA) or
+ * rank + update (ES). The same dispatches as wgf_sim_generations(sim, 1), in two submits. */
+static enum wgf_status mpi_generation(struct wgf_mpi *m, wgf_sim *sim, wgf_sim_es *es, float *fit, struct wgf_err *err)
+{
+    const struct wgf_sim_config *c = wgf_sim_config_of(sim);
+    enum wgf_status s = es ? wgf_sim_es_sample_evaluate(es, err) : wgf_sim_evaluate(sim, err);
+    if (s == WGF_OK) s = wgf_sim_fitness_read_range(sim, c->eval_first, c->eval_count, fit + c->eval_first, err);
+    if (s == WGF_OK && wgf_mpi_allgather_fitness(m, c->pop, fit + c->eval_first, fit))
+        return wgf_fail(err, WGF_ERR_INTERNAL, "rank %d: the fitness gather failed", m->rank);
+    if (s == WGF_OK) s = wgf_sim_fitness_write(sim, fit, err);
+    if (s == WGF_OK) s = es ? wgf_sim_es_update(es, err) : wgf_sim_evolve(sim, err);
+    return s;
+}
+
+/* SipHash-2-4 (key 0) of the population (GA: every genome; ES: theta): the run's result in 64
+ * bits, compared across ranks and against a one-rank run (tests/sim/test_sim_mpi.c). */
+static enum wgf_status population_hash(wgf_sim *sim, wgf_sim_es *es, uint64_t *h, struct wgf_err *err)
+{
+    size_t n = es ? (size_t)wgf_sim_n_params(sim) : (size_t)wgf_sim_config_of(sim)->pop * (size_t)wgf_sim_n_params(sim);
+    float *x = malloc(n * sizeof *x);
+    if (!x) return wgf_fail(err, WGF_ERR_NOMEM, "population hash: %zu floats", n);
+    enum wgf_status s = es ? wgf_sim_es_theta_read(es, x, err) : wgf_sim_params_read(sim, x, err);
+    struct wgf_hash_key k = {0, 0};
+    if (s == WGF_OK) *h = wgf_siphash(&k, x, n * sizeof *x, 2, 4);
+    free(x);
+    return s;
+}
+
+/* Every rank's hash equal? Prints "# population hash H (R ranks agree)" on rank 0; 0, or 1
+ * after printing which rank differs. */
+static int report_hash(struct wgf_mpi *m, wgf_sim *sim, wgf_sim_es *es, const char *prefix, char *json, size_t cap)
+{
+    struct wgf_err err = {0};
+    uint64_t h = 0, all[1024];
+    if (population_hash(sim, es, &h, &err) != WGF_OK) return wgf_cli_error("%s", err.msg), 1;
+    if (m->size > 1024) return wgf_cli_error("more than 1024 ranks"), 1;
+    if (wgf_mpi_allgather_u64(m, h, all)) return 1;
+    for (int r = 1; r < m->size; r++)
+        if (all[r] != all[0]) {
+            if (m->rank == 0)
+                wgf_cli_error("rank %d's population hash %016llx differs from rank 0's %016llx", r,
+                              (unsigned long long)all[r], (unsigned long long)all[0]);
+            return 1;
+        }
+    if (json) snprintf(json, cap, "%016llx", (unsigned long long)h);
+    else if (m->rank == 0) printf("%spopulation hash %016llx (%d rank%s)\n", prefix, (unsigned long long)h, m->size, m->size > 1 ? "s agree" : "");
+    return 0;
+}
+
 /* ---- train ------------------------------------------------------------------------------- */
 
 static int cmd_train(int argc, char **argv)
@@ -124,10 +215,10 @@ static int cmd_train(int argc, char **argv)
     struct wgf_sim_config c = wgf_sim_config_default(w);
     struct wgf_sim_es_config ec = wgf_sim_es_config_default();
     bool   es = false, elites_given = false;
-    long   max_gens = 500, eval_eps = 100, v;
+    long   max_gens = 500, eval_eps = 100, v, mpi_timeout = 300;
     double target = default_target(w), d;
-    char   out_default[256];
-    const char *out = NULL;
+    char   out_default[256], adapter_sel[32];
+    const char *out = NULL, *rank_adapters = NULL;
     c.pop = 1024;
     c.ga.elites = 16;
     for (int i = 2; i < argc; i++) {
@@ -183,6 +274,11 @@ static int cmd_train(int argc, char **argv)
         } else if (!strcmp(f, "--lr")) {
             if (!wgf_cli_parse_double(f, a, 1e-9, 100, &d)) return 2;
             ec.lr = (float)d, i++;
+        } else if (!strcmp(f, "--rank-adapters") && a) {
+            rank_adapters = a, i++;
+        } else if (!strcmp(f, "--mpi-timeout")) {
+            if (!wgf_cli_parse_long(f, a, 1, 86400, &mpi_timeout)) return 2;
+            i++;
         } else if (wgf_cli_is_help(f)) {
             return usage(stdout), 0;
         } else {
@@ -202,8 +298,26 @@ static int cmd_train(int argc, char **argv)
     }
     if (es) c.init_sigma = 0.0f; /* ES starts from the zero policy */
 
+    /* an mpirun job: this rank evaluates its slice; only rank 0 prints and writes the policy */
+    struct wgf_mpi m;
+    int jrc = mpi_join(&m, mpi_timeout, rank_adapters, adapter_sel, sizeof adapter_sel);
+    if (jrc) {
+        if (m.active) wgf_mpi_abort(&m, jrc);
+        return jrc;
+    }
+    if (m.size > 1) {
+        if (c.pop < m.size) {
+            wgf_cli_error("sim train: population %d smaller than the %d ranks", c.pop, m.size);
+            wgf_mpi_abort(&m, 2);
+        }
+        wgf_mpi_slice(c.pop, m.size, m.rank, &c.eval_first, &c.eval_count);
+        if (m.rank != 0 && !freopen("/dev/null", "w", stdout)) wgf_mpi_abort(&m, 1);
+    }
     wgf_ctx *ctx = NULL;
-    if (open_ctx(&ctx)) return 1;
+    if (open_ctx(&ctx)) {
+        if (m.active) wgf_mpi_abort(&m, 1);
+        return 1;
+    }
     int rc = 1;
     wgf_sim *sim = NULL, *ev = NULL;
     wgf_sim_es *trainer = NULL;
@@ -211,10 +325,12 @@ static int cmd_train(int argc, char **argv)
     struct wgf_sim_config ecfg = c;
     ecfg.pop = (int)eval_eps, ecfg.seed = c.seed + 1u, ecfg.strategy = WGF_SIM_FUSED;
     ecfg.ga.elites = 0; /* the evaluation population is never evolved */
+    ecfg.eval_first = ecfg.eval_count = 0; /* every rank evaluates all of it (the same numbers) */
     if (ecfg.pop < 2) ecfg.pop = 2;
     if (wgf_sim_create(ctx, &c, &sim, &err) != WGF_OK || wgf_sim_create(ctx, &ecfg, &ev, &err) != WGF_OK ||
         (es && wgf_sim_es_create(sim, &ec, NULL, &trainer, &err) != WGF_OK)) {
         wgf_cli_error("%s", err.msg);
+        if (m.active) wgf_mpi_abort(&m, 1);
         goto done;
     }
     int np = wgf_sim_n_params(sim);
@@ -224,12 +340,16 @@ static int cmd_train(int argc, char **argv)
     cand = malloc((size_t)np * sizeof *cand);
     if (!fit || !efit || !cand) {
         wgf_cli_error("sim train: out of memory");
+        if (m.active) wgf_mpi_abort(&m, 1);
         goto done;
     }
     const struct wgf_adapter_desc *ad = wgf_ctx_adapter(ctx);
     printf("# sim train %s: %s, population %d, policy %d-%d-%d (%d params), %d steps, %s, seed %u, device %s\n",
            wgf_sim_workload_info(w)->gym_id, es ? "OpenAI-ES" : "GA", c.pop, pol.n_in, pol.n_hidden, pol.n_out, np,
            wgf_sim_config_of(sim)->max_steps, wgf_sim_strategy_name(c.strategy), c.seed, ad->name);
+    if (m.size > 1)
+        printf("# MPI: %d ranks, each evaluates about %d genomes on its adapter (rank 0: %s), fitness gathered every "
+               "generation, every rank evolves the whole population\n", m.size, c.eval_count, ad->name);
     printf("# gen/s below includes the per-generation fitness readback (and the printing)\n");
     printf("gen,best,mean,gen_per_s\n");
     uint64_t t0 = wgf_now_ns();
@@ -238,17 +358,26 @@ static int cmd_train(int argc, char **argv)
     bool     solved = false;
     wgf_cli_catch_interrupts();
     for (g = 0; g < max_gens; g++) {
-        if (wgf_cli_interrupt_pending()) {
+        wgf_mpi_test_fault(&m, g);
+        double any_int = wgf_cli_interrupt_pending() ? 1 : 0;
+        if (m.size > 1 && wgf_mpi_max_double(&m, any_int, &any_int)) wgf_mpi_abort(&m, 1);
+        if (any_int > 0) { /* every rank stops at the same generation */
             printf("# interrupted by %s after %ld generations (%.2f s): incomplete, not solved; no policy written\n",
                    wgf_cli_interrupt_name(), g, (double)(wgf_now_ns() - t0) / 1e9);
             fflush(stdout);
-            rc = wgf_cli_interrupt_code();
+            rc = wgf_cli_interrupt_pending() ? wgf_cli_interrupt_code() : 130;
             goto done;
         }
-        enum wgf_status s = es ? wgf_sim_es_generations(trainer, 1, &err) : wgf_sim_generations(sim, 1, &err);
-        if (s == WGF_OK) s = wgf_sim_fitness_read(sim, fit, &err);
+        enum wgf_status s;
+        if (m.size > 1) {
+            s = mpi_generation(&m, sim, trainer, fit, &err);
+        } else {
+            s = es ? wgf_sim_es_generations(trainer, 1, &err) : wgf_sim_generations(sim, 1, &err);
+            if (s == WGF_OK) s = wgf_sim_fitness_read(sim, fit, &err);
+        }
         if (s != WGF_OK) {
             wgf_cli_error("%s", err.msg);
+            if (m.active) wgf_mpi_abort(&m, 1);
             goto done;
         }
         double mean, best, secs = (double)(wgf_now_ns() - t0) / 1e9;
@@ -262,6 +391,7 @@ static int cmd_train(int argc, char **argv)
             if (s == WGF_OK) s = eval_policy(ev, cand, np, ecfg.pop, efit, &eval_mean, &err);
             if (s != WGF_OK) {
                 wgf_cli_error("%s", err.msg);
+                if (m.active) wgf_mpi_abort(&m, 1);
                 goto done;
             }
             printf("# eval gen %ld: mean return over %d episodes %.2f (target %.1f)\n", g, ecfg.pop, eval_mean, target);
@@ -273,12 +403,16 @@ static int cmd_train(int argc, char **argv)
         }
     }
     double secs = (double)(wgf_now_ns() - t0) / 1e9;
+    if (report_hash(&m, sim, trainer, "# ", NULL, 0)) {
+        if (m.active) wgf_mpi_abort(&m, 1);
+        goto done;
+    }
     if (!solved) {
         printf("# not solved after %ld generations (%.2f s); last eval mean %.2f\n", g, secs, eval_mean);
         rc = 1;
         goto done;
     }
-    if (save_policy(out, w, &pol, cand)) goto done;
+    if (m.rank == 0 && save_policy(out, w, &pol, cand)) goto done;
     printf("# solved: %ld generations in %.2f s (%.1f gen/s with readback), mean return %.2f over %d episodes; "
            "policy saved to %s\n",
            g, secs, (double)g / secs, eval_mean, ecfg.pop, out);
@@ -289,6 +423,8 @@ done:
     wgf_sim_free(ev);
     wgf_sim_free(sim);
     wgf_ctx_free(ctx);
+    fflush(stdout);
+    wgf_mpi_finish(&m);
     return rc;
 }
 

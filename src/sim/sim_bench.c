@@ -126,7 +126,7 @@ static void profile(wgf_sim *sim, struct wgf_sim_bench_result *out)
     for (int i = 0; i < 3; i++) out->gpu_us_evolve_pass[i] = -1;
     out->profile_reps = 0;
 #ifdef WGF_GPU_PROFILE
-    uint32_t nx = (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
+    uint32_t nx = (uint32_t)((sim->cfg.eval_count + WGF_SIM_WG - 1) / WGF_SIM_WG);
     double   v_reset[PROFILE_REPS], v_ep[PROFILE_REPS], v_evo[PROFILE_REPS], v_pass[3][PROFILE_REPS], spent = 0;
     int      n_whole = 0, n_split = 0, n_rank = 0;
     for (int rep = 0; rep < PROFILE_REPS && spent < PROFILE_BUDGET_MS; rep++) {

@@ -29,7 +29,7 @@ enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err)
         struct wgf_pipeline_desc d = {.label = "rastrigin", .wgsl = wgf__kernel_wgsl(WGF_KERNEL_RASTRIGIN), .prelude = consts};
         if ((s = wgf_pipeline_get(sim->ctx, &d, &sim->step)) != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "rastrigin");
         sim->n_chunks      = 1;
-        sim->step_groups   = (uint32_t)c->pop;
+        sim->step_groups   = (uint32_t)c->eval_count; /* pop <= 65535 (check_config) */
         sim->step_groups_y = 1;
         for (int p = 0; p < 2; p++) {
             wgf_buffer *b[2] = {sim->fitness, sim->params[p]};
@@ -48,7 +48,7 @@ enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err)
     /* fused-wide: genomes per workgroup (finsim: a lane per asset; classic control: per hidden
      * unit), the workgroups on a 2D grid past 65,535 (the kernels read wid.x + wid.y * nwg.x) */
     int gpw = fin ? WGF_SIM_WG / WGF_FIN_ASSETS : WGF_SIM_WG / wgf__sim_lanes(sim->pol.n_hidden);
-    uint32_t groups = wide ? (uint32_t)((c->pop + gpw - 1) / gpw) : (uint32_t)((c->pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
+    uint32_t groups = wide ? (uint32_t)((c->eval_count + gpw - 1) / gpw) : (uint32_t)((c->eval_count + WGF_SIM_WG - 1) / WGF_SIM_WG);
     sim->step_groups   = groups <= 65535u ? groups : 65535u;
     sim->step_groups_y = (groups + sim->step_groups - 1) / sim->step_groups;
     if (c->strategy == WGF_SIM_CHUNKED) snprintf(label, sizeof label, "%s_chunked%d", wi->name, chunk);
@@ -101,7 +101,7 @@ enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err)
 enum wgf_status wgf__sim_record_evaluate(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err)
 {
     const int p  = sim->parity;
-    uint32_t  nx = (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG); /* reset: a thread per genome */
+    uint32_t  nx = (uint32_t)((sim->cfg.eval_count + WGF_SIM_WG - 1) / WGF_SIM_WG); /* reset: a thread per genome */
     enum wgf_status s = WGF_OK;
     if (sim->reset) s = wgf_recorder_dispatch(r, sim->reset, sim->reset_bg[p], nx, 1, 1);
     for (int c = 0; c < sim->n_chunks && s == WGF_OK; c++)

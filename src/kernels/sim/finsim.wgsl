@@ -14,7 +14,7 @@
 //           2 state_in  (POP, STRIDE) f32 r    3 params  (POP, N_PARAMS) f32 r
 //           4 returns   (MAX_STEPS, 16) f32 r  5 signals (MAX_STEPS, 36) f32 r
 // Record:   [0,16) exposures | [16,48) feedback (asset, 2) | 48 log equity | 49 t | 50 done.
-// Injected: prelude consts POP N_PARAMS N_IN N_HID N_OUT MAX_STEPS STRIDE WG + the run-time
+// Injected: prelude consts POP G0 GN N_PARAMS N_IN N_HID N_OUT MAX_STEPS STRIDE WG + the run-time
 //           fragment sim_policy; fragments episode_io, sim_rng, finsim_book; overrides MODE, CHUNK.
 //#include "sim/episode_io.inc.wgsl"
 //#include "sim/sim_rng.inc.wgsl"
@@ -26,10 +26,10 @@ override CHUNK: u32 = 1u;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let g = gid.x;
-    if (g >= POP) {
+    if (gid.x >= GN) {
         return;
     }
+    let g = G0 + gid.x; // the evaluated range G0 .. G0 + GN - 1 (all POP unless MPI splits it)
     let base = g * STRIDE;
     if (MODE == 0u) {
         for (var i = 0u; i < STRIDE; i++) {

@@ -16,7 +16,7 @@
 //           transcendentals) per step in series, with 10,000 genomes = 313 warps for 132 SMs:
 //           latency-bound. A lane per asset gives 16x the threads and 1/16 of the chain.
 // Mapping:  workgroup = FGPW genomes x 16 lanes (WG threads); genome g = (wid.x + wid.y *
-//           nwg.x) * FGPW + lid / 16, asset a = lid % 16. The genomes' weights are staged in
+//           nwg.x) * FGPW + lid / 16 (+ G0: the evaluated range), asset a = lid % 16. The genomes' weights are staged in
 //           workgroup memory once (every lane of a genome reads the same word: a broadcast),
 //           the per-step exchange is double-buffered by step parity: one barrier per step.
 //           The step loop runs CHUNK times for every lane (barriers in uniform control flow);
@@ -25,7 +25,7 @@
 //           2 state_in  (POP, STRIDE) f32 r    3 params  (POP, N_PARAMS) f32 r
 //           4 returns   (MAX_STEPS, 16) f32 r  5 signals (MAX_STEPS, 36) f32 r
 // Record:   finsim.wgsl's: [0,16) exposures | [16,48) feedback (asset, 2) | 48 log eq | 49 t | 50 done.
-// Injected: prelude consts POP N_PARAMS N_IN N_HID N_OUT MAX_STEPS STRIDE WG; fragments
+// Injected: prelude consts POP G0 GN N_PARAMS N_IN N_HID N_OUT MAX_STEPS STRIDE WG; fragments
 //           episode_io, sim_rng, finsim_book; override CHUNK.
 //#include "sim/episode_io.inc.wgsl"
 //#include "sim/sim_rng.inc.wgsl"
@@ -68,14 +68,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let blk = wid.x + wid.y * nwg.x;
     let slot = lid / ASSETS;
     let a = lid % ASSETS;
-    let g = blk * FGPW + slot;
-    let valid = g < POP;
-    let gs = min(g, POP - 1u); // a padding slot mirrors the last genome and writes nothing
+    let gi = blk * FGPW + slot; // index in the evaluated range G0 .. G0 + GN - 1
+    let valid = gi < GN;
+    let g = G0 + gi;
+    let gs = G0 + min(gi, GN - 1u); // a padding slot mirrors the last genome and writes nothing
     let base = gs * STRIDE;
 
     // stage the workgroup's genomes' weights (coalesced; slots past POP copy the last genome)
     for (var k = lid; k < FGPW * N_PARAMS; k += WG) {
-        let gk = min(blk * FGPW + k / N_PARAMS, POP - 1u);
+        let gk = G0 + min(blk * FGPW + k / N_PARAMS, GN - 1u);
         wsh[k] = params[gk * N_PARAMS + k % N_PARAMS];
     }
     var e = state_in[base + a];
