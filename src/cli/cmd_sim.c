@@ -29,7 +29,8 @@ static void usage(FILE *f)
             "       wgfuse sim trace ENV --actions A,A,... [--state S,S,...] [--seed N]\n"
             "       wgfuse sim market [--steps L] [--seed N] --out FILE   (finsim's path, for bench/sim_peers.py)\n"
             "       wgfuse sim bench [--workload W,...] [--strategy S,...] [--pop N,...] [--steps L,...]\n"
-            "                 [--gens N] [--runs N] [--hidden H] [--feedback F] [--dim D] [--evolve E] [--json]\n"
+            "                 [--gens N] [--runs N] [--hidden H] [--feedback F] [--dim D] [--evolve E] [--json] [--gather]\n"
+            "       mpirun -n R wgfuse sim train|bench ... [--rank-adapters A,B,..] [--mpi-timeout S]\n"
             "\n"
             "ENV: cartpole (CartPole-v1), acrobot (Acrobot-v1), mountaincar (MountainCar-v0); bench also\n"
             "     rastrigin (population x dimension 2000) and finsim (16 assets, 8-16-6 recurrent policy).\n"
@@ -43,6 +44,11 @@ static void usage(FILE *f)
             "train stops when the best genome's mean return over --eval-episodes (100) fresh episodes\n"
             "reaches --target (Gymnasium's threshold: CartPole 475, Acrobot -100, MountainCar -110),\n"
             "then writes the policy to --out (default ENV.policy) atomically.\n"
+            "MPI: under mpirun each rank evaluates its slice of the population on its own adapter (the\n"
+            "     local rank's among the GPUs, or --rank-adapters by local rank; --adapter: all the same),\n"
+            "     the fitness is gathered every generation and every rank evolves the same population:\n"
+            "     the result (\"population hash\") is the one-process run's. bench --gather times that path\n"
+            "     with one process too. --mpi-timeout (300 s): a rank waiting longer for the others exits.\n"
             "trace steps the plain-C environment from --state (default: the seeded reset state) and\n"
             "prints t,action,reward,terminated and the state as CSV; it stops at termination.\n"
             "\n" METRIC_TEXT);
@@ -613,12 +619,51 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The bench under MPI (or --gather): `gens` generations, each evaluate this rank's slice +
+ * fitness gather + evolve (mpi_generation), `runs` times from the same snapshot; gen/s of the
+ * slowest rank, median over runs; the population hash after the last run, equal on every
+ * rank. What a multi-GPU run costs per generation, host gather included. */
+static enum wgf_status mpi_bench(struct wgf_mpi *m, wgf_sim *sim, int gens, int runs, double *gen_per_s, char *hash,
+                                 struct wgf_err *err)
+{
+    const struct wgf_sim_config *c = wgf_sim_config_of(sim);
+    size_t n = (size_t)c->pop * (size_t)wgf_sim_n_params(sim);
+    float *fit = malloc((size_t)c->pop * sizeof *fit), *snap = malloc(n * sizeof *snap);
+    double t[101];
+    enum wgf_status s = fit && snap ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "sim bench: MPI buffers");
+    if (s == WGF_OK) s = mpi_generation(m, sim, NULL, fit, err); /* warm up */
+    uint32_t gen0 = wgf_sim_generation(sim);
+    if (s == WGF_OK) s = wgf_sim_params_read(sim, snap, err);
+    for (int r = 0; r < runs && s == WGF_OK; r++) {
+        if ((s = wgf_sim_params_write(sim, snap, err)) == WGF_OK) s = wgf_sim_generation_set(sim, gen0, err);
+        if (s == WGF_OK) s = wgf_sim_fitness_read_range(sim, 0, 1, fit, err); /* the writes landed */
+        uint64_t t0 = wgf_now_ns();
+        for (int g = 0; g < gens && s == WGF_OK; g++) s = mpi_generation(m, sim, NULL, fit, err);
+        double mine = (double)(wgf_now_ns() - t0) / 1e9;
+        if (s == WGF_OK && wgf_mpi_max_double(m, mine, &t[r])) s = wgf_fail(err, WGF_ERR_INTERNAL, "time reduction");
+    }
+    if (s == WGF_OK) {
+        for (int i = 1; i < runs; i++) /* insertion sort: a median of <= 101 */
+            for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+                double x = t[j];
+                t[j] = t[j - 1], t[j - 1] = x;
+            }
+        double med = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+        *gen_per_s = gens / med;
+        if (report_hash(m, sim, NULL, "", hash, 17)) s = wgf_fail(err, WGF_ERR_INTERNAL, "the ranks' populations differ");
+    }
+    free(fit), free(snap);
+    return s;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
     const char *workloads = "cartpole", *strategies = "fused,chunked:50,per-step", *pops = "1024", *steps = "0";
-    long gens = 10, runs = 3, hidden = 0, dim = 2000, feedback = -1;
+    long gens = 10, runs = 3, hidden = 0, dim = 2000, feedback = -1, mpi_timeout = 300;
     enum wgf_sim_evolve evolve = WGF_SIM_EVOLVE_AUTO;
-    bool json = false;
+    bool json = false, gather = false;
+    const char *rank_adapters = NULL;
+    char adapter_sel[32];
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(f, "--workload") && a) workloads = a, i++;
@@ -647,7 +692,12 @@ static int cmd_bench(int argc, char **argv)
             }
             i++;
         } else if (!strcmp(f, "--json")) json = true;
-        else if (wgf_cli_is_help(f)) return usage(stdout), 0;
+        else if (!strcmp(f, "--gather")) gather = true;
+        else if (!strcmp(f, "--rank-adapters") && a) rank_adapters = a, i++;
+        else if (!strcmp(f, "--mpi-timeout")) {
+            if (!wgf_cli_parse_long(f, a, 1, 86400, &mpi_timeout)) return 2;
+            i++;
+        } else if (wgf_cli_is_help(f)) return usage(stdout), 0;
         else {
             wgf_cli_error("sim bench: unknown or incomplete flag '%s'", f);
             return 2;
@@ -677,8 +727,20 @@ static int cmd_bench(int argc, char **argv)
         if (!wgf_cli_parse_long("--steps", L[i], 0, 1000000, &tmp)) goto out;
 
     rc = 1;
+    struct wgf_mpi m;
+    int jrc = mpi_join(&m, mpi_timeout, rank_adapters, adapter_sel, sizeof adapter_sel);
+    if (jrc) {
+        if (m.active) wgf_mpi_abort(&m, jrc);
+        rc = jrc;
+        goto out;
+    }
+    if (m.size > 1) gather = true;
+    if (m.rank != 0 && !freopen("/dev/null", "w", stdout)) wgf_mpi_abort(&m, 1);
     wgf_ctx *ctx = NULL;
-    if (open_ctx(&ctx)) goto out;
+    if (open_ctx(&ctx)) {
+        if (m.active) wgf_mpi_abort(&m, 1);
+        goto out;
+    }
     const struct wgf_adapter_desc *ad = wgf_ctx_adapter(ctx);
     char date[32];
     time_t now = time(NULL);
@@ -721,11 +783,25 @@ static int cmd_bench(int argc, char **argv)
                     if (w != WGF_SIM_FINSIM) c.n_feedback = (int)feedback;
                     c.ga.elites = c.pop > 64 ? c.pop / 64 : 1;
                     c.evolve    = evolve;
-                    if (wgf_cli_interrupt_pending()) goto end; /* the rows so far, marked incomplete */
+                    if (!gather && wgf_cli_interrupt_pending()) goto end; /* the rows so far, marked incomplete */
                     wgf_sim *sim = NULL;
                     struct wgf_sim_bench_result r;
+                    char hash[17] = "";
+                    double gps = 0;
+                    if (gather) {
+                        if (c.pop < m.size) {
+                            wgf_cli_error("sim bench: population %d smaller than the %d ranks", c.pop, m.size);
+                            wgf_mpi_abort(&m, 2);
+                        }
+                        wgf_mpi_slice(c.pop, m.size, m.rank, &c.eval_first, &c.eval_count);
+                    }
                     enum wgf_status s = wgf_sim_create(ctx, &c, &sim, &err);
-                    if (s == WGF_OK) s = wgf_sim_bench_run(sim, (int)gens, (int)runs, &r, &err);
+                    if (s == WGF_OK && !gather) s = wgf_sim_bench_run(sim, (int)gens, (int)runs, &r, &err);
+                    if (s == WGF_OK && gather) s = mpi_bench(&m, sim, (int)gens, (int)runs, &gps, hash, &err);
+                    if (s != WGF_OK && m.active) {
+                        wgf_cli_error("rank %d: %s", m.rank, err.msg);
+                        wgf_mpi_abort(&m, 1);
+                    }
                     const struct wgf_sim_config *rc_cfg = sim ? wgf_sim_config_of(sim) : &c;
                     char strat[32];
                     if (!wi->sequential) snprintf(strat, sizeof strat, "n/a");
@@ -739,7 +815,16 @@ static int cmd_bench(int argc, char **argv)
                         if (s == WGF_ERR_DEVICE_LOST) goto end;
                         continue;
                     }
-                    if (json) {
+                    if (gather) { /* gen/s with the fitness gathered over ranks every generation */
+                        if (json)
+                            printf("%s\n  {\"workload\": \"%s\", \"strategy\": \"%s\", \"pop\": %d, \"steps\": %d, "
+                                   "\"params\": %d, \"ranks\": %d, \"gens\": %ld, \"runs\": %ld, \"gen_per_s_gather\": %.4g, "
+                                   "\"pop_hash\": \"%s\"}",
+                                   first ? "" : ",", wi->name, strat, c.pop, L_eff, wgf_sim_n_params(sim), m.size, gens, runs, gps, hash);
+                        else
+                            printf("%-12s %-12s %8d %6d %7d ranks %d: %.2f gen/s (fitness gathered every generation), "
+                                   "population hash %s\n", wi->name, strat, c.pop, L_eff, wgf_sim_n_params(sim), m.size, gps, hash);
+                    } else if (json) {
                         printf("%s\n  {\"workload\": \"%s\", \"strategy\": \"%s\", \"pop\": %d, \"steps\": %d, "
                                "\"params\": %d, \"evolve\": \"%s\", \"dispatches_per_gen\": %d, \"gens\": %d, \"runs\": %ld, "
                                "\"gen_per_s_noreadback\": %.4g, \"gen_per_s_readback\": %.4g, \"eval_per_s\": %.4g, "
@@ -773,6 +858,8 @@ end:
         rc = wgf_cli_interrupt_code();
     } else if (json) printf("\n ],\n \"complete\": true}\n");
     wgf_ctx_free(ctx);
+    fflush(stdout);
+    wgf_mpi_finish(&m);
     goto out;
 usage_err:
     wgf_cli_error("%s", err.msg);
