@@ -7,8 +7,9 @@
  * naming the cause, within a bound (timeout(1) around every mpirun: a hang fails the test,
  * it does not stall CI).
  * Runs on lavapipe, one adapter shared by every rank (--oversubscribe: 3 ranks on 2 cores).
- * Skips (77) only when this build has no MPI (WGF_MPI_BUILT=OFF: CMake found no Open MPI);
- * a build with MPI and no mpirun fails. */
+ * Skips (77) only when this build has no MPI (WGF_MPI_BUILT=OFF: CMake found no Open MPI, or
+ * the ASan/TSan builds, which leave MPI out: Open MPI is not sanitizer-clean); a build with
+ * MPI and no mpirun fails. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ int main(void)
         return wgf_t_finish(&t);
     }
     if (!built || strcmp(built, "ON") != 0) {
-        wgf_t_skip(&t, "sim MPI", "this build has no MPI (CMake found no Open MPI: install libopenmpi-dev, scripts/setup.sh)");
+        wgf_t_skip(&t, "sim MPI", "this build has no MPI (sanitizer build, or CMake found no Open MPI: scripts/setup.sh installs it)");
         return wgf_t_finish(&t);
     }
     if (!mpirun || !*mpirun) mpirun = "mpirun";
