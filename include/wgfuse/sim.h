@@ -9,7 +9,7 @@
  *                          genome, genome copied to private memory, all steps in a loop)
  *               chunked K  K steps per dispatch, state ping-ponging between state_buf[2]
  *               per-step   one dispatch per time step (chunked with K = 1)
- *               fused-wide fused, a thread per hidden unit of each genome (experimental)
+ *               fused-wide fused, a genome over several threads (a hidden unit or, finsim, an asset each)
  *   evolve    elitism + tournament selection + uniform crossover + gaussian mutation (GA):
  *             on a GPU by default 2 or 3 passes (select | rank | breed, WGF_SIM_EVOLVE_SPLIT),
  *             one dispatch with WGF_SIM_EVOLVE_THREAD or _WIDE (enum wgf_sim_evolve below);
@@ -69,8 +69,9 @@ enum wgf_sim_strategy {
     WGF_SIM_FUSED      = 0,
     WGF_SIM_CHUNKED    = 1,
     WGF_SIM_PER_STEP   = 2,
-    WGF_SIM_FUSED_WIDE = 3, /* fused, with a genome's hidden layer spread over a lane each
-                               (sim_episode_wide.wgsl; classic control only)              */
+    WGF_SIM_FUSED_WIDE = 3, /* fused, a genome over several lanes: classic control a lane
+                               per hidden unit (sim_episode_wide.wgsl), finsim a lane per
+                               asset (finsim_wide.wgsl); bitwise equal to fused          */
 };
 const char *wgf_sim_strategy_name(enum wgf_sim_strategy s); /* "fused", "chunked", "per-step", "fused-wide" */
 /* "fused", "fused-wide", "per-step", "chunked" (K = 50), "chunked:K" or "chunked K". */

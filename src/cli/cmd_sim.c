@@ -38,7 +38,7 @@ static void usage(FILE *f)
             "     one dispatch, a thread per genome), wide (evolve_wide.wgsl, a workgroup per genome), auto\n"
             "     (default: split on a GPU; thread, or wide from 512 parameters, on a CPU adapter).\n"
             "S:   fused (one dispatch per episode), chunked:K (K steps per dispatch), per-step, fused-wide\n"
-            "     (experimental, classic control: a thread per hidden unit of each genome).\n"
+            "     (a genome over several threads: classic control one per hidden unit, finsim one per asset).\n"
             "H:   hidden width (defaults: CartPole 8, Acrobot 16, MountainCar 8); F: outputs fed back as\n"
             "     inputs (a recurrent policy; default 0).\n"
             "train stops when the best genome's mean return over --eval-episodes (100) fresh episodes\n"
