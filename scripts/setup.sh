@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # wgfuse setup: installs, only when missing, what building and testing wgfuse needs.
 #   - build tools (gcc, cmake, make, pkg-config), clang + its sanitizer/fuzzer runtime
-#   - libraries from Debian: jansson (JSON), PCRE2 (tokenizer regexes), ICU (Unicode NFC)
+#   - libraries from Debian: jansson (JSON), PCRE2 (tokenizer regexes), ICU (Unicode NFC),
+#     Open MPI (mpirun; the optional WGF_MPI build of `wgfuse sim`, docs/sim.md)
 #   - the Vulkan loader and a CPU Vulkan driver Dawn accepts (Mesa lavapipe >= 24;
 #     on Debian 12 that is bookworm-backports' mesa-vulkan-drivers 25.x)
 #   - Dawn (webgpu.h implementation) from the npm package bun-webgpu-linux-x64@0.1.7,
@@ -61,7 +62,8 @@ if command -v apt-get >/dev/null 2>&1; then
   apt_install build-essential cmake pkg-config ca-certificates \
               libjansson-dev libpcre2-dev libicu-dev \
               clang libclang-rt-14-dev python3 \
-              libvulkan1
+              libvulkan1 \
+              libopenmpi-dev openmpi-bin
   # npm fetches Dawn; Node.js from elsewhere (e.g. nodesource) often ships its own npm.
   command -v npm >/dev/null 2>&1 || apt_install npm
 else
