@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "wgfuse/chat_template.h"
 #include "wgfuse/gpu.h"
 
 struct wgf_cli_state {
@@ -103,10 +104,16 @@ void wgf_cli_backend_usage(FILE *f);
 bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, const struct wgf_llm_model *m,
                           struct wgf_llm_backend_options *bo, wgf_ctx **ctx, struct wgf_llm_backend *be);
 
+/* Warn on stderr when the model's own chat template is not the built-in family `kind` the
+ * prompt is formatted with (or none of them). */
+struct wgf_tokenizer;
+void wgf_cli_warn_template(const char *model, const struct wgf_tokenizer *tok, enum wgf_chat_template kind);
+
 /* Subcommands. */
 int wgf_cmd_info(int argc, char **argv);      /* cmd_info.c     */
 int wgf_cmd_report(int argc, char **argv);    /* cmd_report.c   */
 int wgf_cmd_run(int argc, char **argv);       /* cmd_run.c      */
+int wgf_cmd_serve(int argc, char **argv);     /* cmd_serve.c    */
 int wgf_cmd_tokenize(int argc, char **argv);  /* cmd_tokenize.c */
 int wgf_cmd_llm(int argc, char **argv);       /* cmd_llm.c      */
 int wgf__cmd_llm_quantize(int argc, char **argv); /* cmd_quantize.c: `llm quantize` */

@@ -95,3 +95,17 @@ bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, co
     }
     return true;
 }
+
+/* The model's own chat template is not the family the prompt is formatted with: say what
+ * is done instead of formatting silently. */
+void wgf_cli_warn_template(const char *model, const struct wgf_tokenizer *tok, enum wgf_chat_template kind)
+{
+    if (wgf_chat_template_fits(tok, kind)) return;
+    if (kind == WGF_CHAT_NONE)
+        fprintf(stderr, "wgfuse: warning: %s: the model's chat_template is none of the built-in families (chatml, "
+                        "llama3, phi3); the prompt is sent without a template\n", model);
+    else
+        fprintf(stderr, "wgfuse: warning: %s: the model's chat_template is not the built-in '%s' family; the prompt is "
+                        "formatted with the built-in '%s' template anyway (--no-template sends the text as is)\n",
+                model, wgf_chat_template_name(kind == WGF_CHAT_QWEN2 ? WGF_CHAT_CHATML : kind), wgf_chat_template_name(kind));
+}

@@ -201,20 +201,6 @@ static int on_logits(void *user, const float *logits, uint32_t n, uint32_t n_voc
     return 0;
 }
 
-/* The model's own chat template is not the family the prompt is formatted with: say what
- * is done instead of formatting silently. */
-static void warn_template(const char *model, const struct wgf_tokenizer *tok, enum wgf_chat_template kind)
-{
-    if (wgf_chat_template_fits(tok, kind)) return;
-    if (kind == WGF_CHAT_NONE)
-        fprintf(stderr, "wgfuse: warning: %s: the model's chat_template is none of the built-in families (chatml, "
-                        "llama3, phi3); the prompt is sent without a template\n", model);
-    else
-        fprintf(stderr, "wgfuse: warning: %s: the model's chat_template is not the built-in '%s' family; the prompt is "
-                        "formatted with the built-in '%s' template anyway (--no-template sends the text as is)\n",
-                model, wgf_chat_template_name(kind == WGF_CHAT_QWEN2 ? WGF_CHAT_CHATML : kind), wgf_chat_template_name(kind));
-}
-
 int wgf_cmd_run(int argc, char **argv)
 {
     struct run_opts o;
@@ -266,7 +252,7 @@ int wgf_cmd_run(int argc, char **argv)
         size_t                 len   = file_text ? file_len : strlen(text);
         unsigned               flags = WGF_TOK_ADD_BOS | (o.parse_special ? WGF_TOK_PARSE_SPECIAL : 0);
         enum wgf_chat_template kind  = o.no_template ? WGF_CHAT_NONE : wgf_chat_template_detect(tok, wgf_arch_str(c->arch));
-        if (!o.no_template) warn_template(o.model, tok, kind);
+        if (!o.no_template) wgf_cli_warn_template(o.model, tok, kind);
         size_t nuls = 0;
         for (const char *p = text; (p = memchr(p, 0, len - (size_t)(p - text))) != NULL; p++) nuls++;
         if (nuls)
