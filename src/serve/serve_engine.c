@@ -197,6 +197,9 @@ static void run_job(struct serve_engine *en, struct serve_job *j)
     if (cancel != CANCEL_NONE) en->stats.cancelled++;
     job_done_locked(en, j);
     pthread_mutex_unlock(&en->mu);
+    static const char *const why_cancel[] = {"", ", cancelled: client gone", ", cancelled: deadline", ", cancelled: shutdown"};
+    serve_log(en->log, en->log_user, "serve: generation: prompt %u tokens, generated %u, stop: %s%s", j->n_prompt,
+              stats.n_generated, st ? "error" : why, cancel > 0 && cancel < 4 ? why_cancel[cancel] : "");
     if (st && j->http == 500)
         serve_log(en->log, en->log_user, "serve: engine fault, the server is now unhealthy: %s", j->errmsg);
 }

@@ -389,6 +389,10 @@ static ssize_t sse_reader(void *cls, uint64_t pos, char *buf, size_t max)
     struct req          *q  = cls;
     struct serve_engine *en = &q->s->en;
     struct serve_job    *j  = q->job;
+    if (q->phase == 0) { /* the assistant's role at once, as OpenAI does, even while queued */
+        if (q->kind == SERVE_CHAT && !sse_add(q, chunk_object(q, "", 0, true, NULL))) return MHD_CONTENT_READER_END_WITH_ERROR;
+        q->phase = 1;
+    }
     while (q->sse_off == q->sse_len) {
         if (q->phase == 2) return MHD_CONTENT_READER_END_OF_STREAM;
         q->sse_off = q->sse_len = 0;
@@ -407,9 +411,7 @@ static ssize_t sse_reader(void *cls, uint64_t pos, char *buf, size_t max)
         int  http = j->http;
         pthread_mutex_unlock(&en->mu);
         bool ok = true;
-        if (q->phase == 0 && q->kind == SERVE_CHAT) ok = sse_add(q, chunk_object(q, "", 0, true, NULL));
-        q->phase = 1;
-        if (ok && tl) ok = sse_add(q, chunk_object(q, text, tl, false, NULL));
+        if (tl) ok = sse_add(q, chunk_object(q, text, tl, false, NULL));
         free(text);
         if (ok && done) {
             if (http || !j->finish) { /* failed (fault, shutdown) or never ran (deadline in the queue) */
