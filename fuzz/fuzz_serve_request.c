@@ -31,8 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < r.n_msgs; i++) FZ_REQUIRE(r.msgs[i].role && r.msgs[i].content, "message %zu", i);
     size_t n_stop = 0;
     while (r.stop[n_stop]) FZ_REQUIRE(++n_stop <= WGF_SERVE_MAX_STOP, "stop strings %zu", n_stop);
-    FZ_REQUIRE(r.temperature >= 0 && r.temperature <= 2 && r.top_p > 0 && r.top_p <= 1, "sampling %g %g", r.temperature,
-               r.top_p);
+    if (kind == SERVE_CHAT || kind == SERVE_COMPLETION)
+        FZ_REQUIRE(r.temperature >= 0 && r.temperature <= 2 && r.top_p > 0 && r.top_p <= 1, "sampling %g %g",
+                   r.temperature, r.top_p);
     serve_request_free(&r);
     return 0;
 }

@@ -18,7 +18,8 @@ tests/serve/package-lock.json, installed by scripts/setup.sh):
     (no interleaving), then 8 clients that disconnect mid-stream free their slots, RSS after
     within 5% of before;
   - SIGTERM with a request in flight: exit 0 within the grace + a bound.
-Prints one line per check and "N passed, N failed, 0 skipped"."""
+Prints one line per check and "N passed, N failed, N skipped" (the RSS check is skipped,
+loudly, in sanitizer builds, where ASan's quarantine holds freed memory)."""
 
 import http.client
 import json
@@ -38,7 +39,13 @@ SLOW = os.environ.get("WGF_SANITIZE_BUILD") == "1"  # ASan/TSan: everything is s
 KEY = "sk-test-0123456789"
 AUTH = {"Authorization": "Bearer " + KEY}
 
-passed = failed = 0
+passed = failed = skipped = 0
+
+
+def skip(name, reason):
+    global skipped
+    skipped += 1
+    print(f"SKIP {name}: {reason}")
 
 
 def check(ok, name, detail=""):
@@ -490,7 +497,10 @@ def test_load(small):
         check(len(results) == n_clients and all(ok for ok, _ in results),
               "after 8 clients disconnected mid-stream, the next requests all succeed", results[:2])
         rss1 = srv.rss_kb()
-        check(abs(rss1 - rss0) <= 0.05 * rss0, "RSS after the load within 5% of before", f"{rss0} kB -> {rss1} kB")
+        if SLOW:  # ASan keeps freed memory in quarantine (up to 256 MB): RSS says nothing about leaks there
+            skip("RSS after the load within 5% of before", f"sanitizer build ({rss0} kB -> {rss1} kB); LSan checks leaks")
+        else:
+            check(abs(rss1 - rss0) <= 0.05 * rss0, "RSS after the load within 5% of before", f"{rss0} kB -> {rss1} kB")
         print(f"load: RSS {rss0} kB before, {rss1} kB after")
     finally:
         rc, _ = srv.stop()
@@ -512,7 +522,7 @@ def main():
                 t(small if t is not test_cancel_busy_and_sigterm else big)
             except Exception as e:  # a crash of the test itself is a failure, never a pass
                 check(False, t.__name__, repr(e))
-    print(f"{passed} passed, {failed} failed, 0 skipped")
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 0 if failed == 0 else 1
 
 
