@@ -6,7 +6,8 @@
 # the loader under /usr/bin/time -v: wgf_llm_model_load + wgf_llm_model_touch (reads every
 # weight page, so the whole mapping becomes resident and the peak is the true worst case)
 # + wgf_llm_model_free. Acceptance (issue 5): peak RSS <= 1.25 x the weights' file size.
-# The same is measured for the GGUF F16 file of the same model.
+# The same is measured for the GGUF F16 file of the same model, and for that file quantized
+# to Q8_0 and Q4_K_M by `wgfuse llm quantize` (issue 14: blocks stay as stored).
 #
 # Entry point: `wgfuse llm load-check -m PATH` (CLI, owned by the llm-run part; contract:
 # load, touch every weight, free, exit 0). Until that subcommand exists the script builds
@@ -62,6 +63,12 @@ cc -O2 -std=c11 -D_GNU_SOURCE -I"$ROOT/include" "$WORK/helper.c" \
 [ -f "$WORK/model-f16.gguf" ] || "$HELPER" write "$WORK/model-f16.gguf" gguf
 
 WGFUSE=$BUILD/wgfuse
+# the quantized files (issue 14): the same model quantized by wgfuse (blocks kept as they are
+# in the mapping: the acceptance is the same 1.25 x the file)
+for q in Q8_0 Q4_K_M; do
+    f=$WORK/model-$q.gguf
+    [ -f "$f" ] || "$WGFUSE" llm quantize "$WORK/model-f16.gguf" "$f" --type $q >/dev/null
+done
 use_cli=0
 if [ -x "$WGFUSE" ] && "$WGFUSE" llm load-check -m "$WORK/hf" >/dev/null 2>&1; then use_cli=1; fi
 
@@ -81,6 +88,8 @@ table() {
     echo "|---|---|---|---|---|"
     measure "$WORK/hf" "$WORK/hf/model.safetensors"
     measure "$WORK/model-f16.gguf" "$WORK/model-f16.gguf"
+    measure "$WORK/model-Q8_0.gguf" "$WORK/model-Q8_0.gguf"
+    measure "$WORK/model-Q4_K_M.gguf" "$WORK/model-Q4_K_M.gguf"
 }
 if [ -z "$OUTDIR" ]; then table; exit 0; fi
 mkdir -p "$OUTDIR"

@@ -40,7 +40,7 @@ PUBLIC_HEADERS = [
     (r"gpu(_\w+)?\.h", "gpu"),
     (r"bench(_\w+)?\.h", "bench"),
     (r"sim(_\w+)?\.h", "sim"),
-    (r"llm(_\w+)?\.h|tokenizer(_\w+)?\.h|chat_template\.h", "llm"),
+    (r"llm(_\w+)?\.h|tokenizer(_\w+)?\.h|chat_template\.h|chat\.h", "llm"),
     (r"serve(_\w+)?\.h", "serve"),
 ]
 GENERATED = {"kernels/ids.h": "gpu", "kernels/constants.h": "gpu"}  # build/generated/
@@ -50,6 +50,10 @@ LIBRARY_PARTS = {"util": "wgfuse_util", "gpu": "wgfuse_gpu", "bench": "wgfuse_be
                  "llm": "wgfuse_llm", "serve": "wgfuse_serve", "cli": "wgfuse"}
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+SYSTEM_INCLUDE_RE = re.compile(r'^\s*#\s*include\s+<([^>]+)>')
+# system headers confined to one file: MPI is the CLI's seam for `sim` (src/cli/sim_mpi.c), so
+# the library, and every other CLI file, stay free of it
+CONFINED_SYSTEM_HEADERS = {"mpi.h": "src/cli/sim_mpi.c"}
 
 
 def public_part(name):
@@ -126,6 +130,10 @@ class Checker:
                 continue
             with open(os.path.join(self.root, rel), encoding="utf-8", errors="replace") as f:
                 for ln, line in enumerate(f, 1):
+                    sm = SYSTEM_INCLUDE_RE.match(line)
+                    if sm and sm.group(1) in CONFINED_SYSTEM_HEADERS and rel != CONFINED_SYSTEM_HEADERS[sm.group(1)]:
+                        self.error(f"{rel}:{ln}: #include <{sm.group(1)}>: only "
+                                   f"{CONFINED_SYSTEM_HEADERS[sm.group(1)]} may include it")
                     m = INCLUDE_RE.match(line)
                     if not m:
                         continue

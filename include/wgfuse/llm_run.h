@@ -104,6 +104,12 @@ struct wgf_llm_backend {
     enum wgf_status (*step_time)(struct wgf_llm_backend *b, uint32_t pos, uint32_t n_steps, double *ns_per_step,
                                  struct wgf_err *err);
     uint32_t    dispatches_per_token; /* a greedy decode step (0: not a GPU plan)            */
+    /* GPU plans: the weight bytes a decode step reads (every layer matrix and the LM head in
+     * their formats on the device: f16, f32 or quantized blocks), the weight bytes on the
+     * device (every matrix and vector, padding included), and that format in words ("f16",
+     * "f32", or the model's stored type when some matrices stay quantized: "q4_k", "mixed") */
+    uint64_t    weight_bytes_per_token, gpu_weight_bytes;
+    const char *weights;
     const char *plan;                 /* the plan's name ("roles", "ops", ...; NULL: cpu-ref) */
     /* decode(): host seconds spent recording and submitting, and the decode steps they
      * covered, added up over calls (the caller may zero them): host time per token */

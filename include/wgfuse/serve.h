@@ -12,7 +12,8 @@
  * request passes its deadline) cancels its generation at the next token, or leaves the queue.
  *
  * Threads: the server borrows the backend (used by its worker thread only, from start until
- * stop returns), the tokenizer (shared read-only by every connection thread) and the config.
+ * stop returns), the tokenizer and the chat template (shared read-only by every connection
+ * thread: wgf_chat_encode is safe concurrently) and the config.
  * The log callback is called from many threads, one whole line at a time. */
 #ifndef WGFUSE_SERVE_H
 #define WGFUSE_SERVE_H
@@ -21,13 +22,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wgfuse/chat_template.h"
 #include "wgfuse/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+struct wgf_chat;
 struct wgf_llm_backend;
 struct wgf_llm_config;
 struct wgf_tokenizer;
@@ -49,7 +50,10 @@ struct wgf_serve_config {
     struct wgf_llm_backend       *backend;  /* borrowed; the worker thread's alone           */
     const struct wgf_tokenizer   *tok;      /* borrowed; required                            */
     const struct wgf_llm_config  *model;    /* borrowed: EOS ids                             */
-    enum wgf_chat_template        chat_template; /* how messages become a prompt             */
+    const struct wgf_chat        *chat;     /* borrowed: the chat template (wgfuse/chat.h) every
+                                               chat request's messages go through; NULL: none
+                                               (a chat request must then be one user message,
+                                               encoded as it is, as `wgfuse run --no-template`) */
     uint32_t parallel;          /* requests held at once (1 running + parallel-1 queued)    */
     uint32_t max_prompt_tokens; /* a longer prompt is 422; 0: the backend's n_ctx            */
     uint32_t max_tokens;        /* largest max_tokens accepted (and the default); 0: n_ctx   */

@@ -9,7 +9,7 @@
  *                          genome, genome copied to private memory, all steps in a loop)
  *               chunked K  K steps per dispatch, state ping-ponging between state_buf[2]
  *               per-step   one dispatch per time step (chunked with K = 1)
- *               fused-wide fused, a thread per hidden unit of each genome (experimental)
+ *               fused-wide fused, a genome over several threads (a hidden unit or, finsim, an asset each)
  *   evolve    elitism + tournament selection + uniform crossover + gaussian mutation (GA):
  *             on a GPU by default 2 or 3 passes (select | rank | breed, WGF_SIM_EVOLVE_SPLIT),
  *             one dispatch with WGF_SIM_EVOLVE_THREAD or _WIDE (enum wgf_sim_evolve below);
@@ -69,8 +69,9 @@ enum wgf_sim_strategy {
     WGF_SIM_FUSED      = 0,
     WGF_SIM_CHUNKED    = 1,
     WGF_SIM_PER_STEP   = 2,
-    WGF_SIM_FUSED_WIDE = 3, /* fused, with a genome's hidden layer spread over a lane each
-                               (sim_episode_wide.wgsl; classic control only)              */
+    WGF_SIM_FUSED_WIDE = 3, /* fused, a genome over several lanes: classic control a lane
+                               per hidden unit (sim_episode_wide.wgsl), finsim a lane per
+                               asset (finsim_wide.wgsl); bitwise equal to fused          */
 };
 const char *wgf_sim_strategy_name(enum wgf_sim_strategy s); /* "fused", "chunked", "per-step", "fused-wide" */
 /* "fused", "fused-wide", "per-step", "chunked" (K = 50), "chunked:K" or "chunked K". */
@@ -196,6 +197,12 @@ struct wgf_sim_config {
     struct wgf_sim_ga     ga;
     enum wgf_sim_evolve   evolve;     /* evolve kernels (default AUTO); wgf_sim_config_of()
                                          gives the one AUTO chose                           */
+    /* The genomes wgf_sim_evaluate runs: eval_first .. eval_first + eval_count - 1
+     * (eval_count 0 = all; wgf_sim_create fills it in). A process of an MPI job evaluates its
+     * slice, the fitness of the others comes from them (wgf_sim_fitness_write), and every
+     * process evolves the whole population identically. Unevaluated genomes' fitness is left
+     * as it was. */
+    int                   eval_first, eval_count;
 };
 struct wgf_sim_config wgf_sim_config_default(enum wgf_sim_workload w);
 
@@ -231,8 +238,17 @@ enum wgf_status wgf_sim_generations(wgf_sim *sim, int n, struct wgf_err *err);
 enum wgf_status wgf_sim_evolve(wgf_sim *sim, struct wgf_err *err);
 /* Read the last evaluation's fitness (pop floats); waits for the GPU. */
 enum wgf_status wgf_sim_fitness_read(wgf_sim *sim, float *fitness, struct wgf_err *err);
+/* Fitness of genomes first .. first + n - 1 from the last evaluation (waits for the GPU), and
+ * the whole fitness vector (pop floats) written to the GPU, where evolve ranks it: how an MPI
+ * driver gathers the slices and hands every process the same vector. */
+enum wgf_status wgf_sim_fitness_read_range(wgf_sim *sim, int first, int n, float *fitness, struct wgf_err *err);
+enum wgf_status wgf_sim_fitness_write(wgf_sim *sim, const float *fitness, struct wgf_err *err);
 /* Dispatches one generation records (for reports). */
 int             wgf_sim_dispatches_per_generation(const wgf_sim *sim);
+/* GPU memory of the population: every buffer the sim created (ES trainer's excluded), in
+ * bytes, and per genome (that total / population: finsim's shared market path included). */
+uint64_t        wgf_sim_gpu_bytes(const wgf_sim *sim);
+double          wgf_sim_bytes_per_genome(const wgf_sim *sim);
 
 /* ---- OpenAI-ES trainer (es.c) -------------------------------------------------------------- */
 struct wgf_sim_es_config {
@@ -250,6 +266,11 @@ enum wgf_status wgf_sim_es_create(wgf_sim *sim, const struct wgf_sim_es_config *
 void            wgf_sim_es_free(wgf_sim_es *es);
 /* n ES generations (sample + reset + episode + centered ranks + Adam update) in one submit. */
 enum wgf_status wgf_sim_es_generations(wgf_sim_es *es, int n, struct wgf_err *err);
+/* One ES generation in two halves, for a driver that moves the fitness between them (MPI):
+ * sample + evaluate (the config's evaluated genomes), then centered ranks + Adam update.
+ * Together the same dispatches in the same order as wgf_sim_es_generations(es, 1). */
+enum wgf_status wgf_sim_es_sample_evaluate(wgf_sim_es *es, struct wgf_err *err);
+enum wgf_status wgf_sim_es_update(wgf_sim_es *es, struct wgf_err *err);
 enum wgf_status wgf_sim_es_theta_read(wgf_sim_es *es, float *theta, struct wgf_err *err);
 
 /* ---- benchmark (sim_bench.c) --------------------------------------------------------------- */
@@ -261,10 +282,18 @@ struct wgf_sim_bench_result {
     int    dispatches_per_gen;
     double checksum;             /* sum of fitness of the first evaluation                 */
     int    ref_checked, ref_matched; /* genomes compared with the C reference              */
+    double mean_steps;           /* steps per genome in the verified evaluation (episodes
+                                    end early at termination); Rastrigin: 1               */
     double ref_tolerance;
-    /* GPU timestamps of one generation recorded as three passes (reset | episode | evolve),
-     * milliseconds; -1 where the device has no timestamp-query (or WGF_GPU_PROFILE is off). */
+    /* GPU timestamps of generations recorded as three passes (reset | episode | evolve),
+     * milliseconds, medians of profile_reps generations; -1 where the device has no
+     * timestamp-query (or WGF_GPU_PROFILE is off). */
     double gpu_ms_reset, gpu_ms_episode, gpu_ms_evolve;
+    /* The split evolve's kernels each in a pass of its own (select, rank, breed),
+     * microseconds, medians; -1 where not measured (no timestamps, one-dispatch evolve, no
+     * rank pass). Their sum against gpu_ms_evolve is what the dispatch boundaries cost. */
+    double gpu_us_evolve_pass[3];
+    int    profile_reps;
 };
 /* Warm up, verify the first evaluation against the C reference (returns WGF_ERR_INTERNAL
  * when it disagrees: no numbers for a wrong kernel), then time `gens` generations `runs`

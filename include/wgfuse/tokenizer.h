@@ -177,6 +177,23 @@ const char *wgf_tokenizer_chat_template(const struct wgf_tokenizer *tok);
 /* Give tok a chat template (copied; len bytes, no NUL inside). */
 enum wgf_status wgf_tokenizer_set_chat_template(struct wgf_tokenizer *tok, const char *text, size_t len,
                                                 struct wgf_err *err);
+/* Named chat templates: tokenizer_config.json's list form [{"name", "template"}] (every entry,
+ * "default" included) or GGUF's tokenizer.chat_template.<name>. The template called `name`,
+ * NULL when absent ("default" is wgf_tokenizer_chat_template when that is set); the count
+ * and the i-th name in file order. Borrowed from tok. */
+const char *wgf_tokenizer_chat_template_named(const struct wgf_tokenizer *tok, const char *name);
+size_t      wgf_tokenizer_chat_template_count(const struct wgf_tokenizer *tok);
+const char *wgf_tokenizer_chat_template_name(const struct wgf_tokenizer *tok, size_t i);
+enum wgf_status wgf_tokenizer_add_chat_template(struct wgf_tokenizer *tok, const char *name, const char *text,
+                                                size_t len, struct wgf_err *err);
+/* The special-token strings a chat template receives, as transformers passes them:
+ * tokenizer_config.json's bos_token, eos_token, unk_token, sep_token, pad_token, cls_token,
+ * mask_token (a string or {"content"}); NULL when the config leaves one unset. Without a
+ * config (GGUF, a bare tokenizer.json): the text of the BOS / EOS / UNK / PAD token.
+ * set_special_text records a config's value (text NULL: the config has the key unset). */
+const char     *wgf_tokenizer_special_text(const struct wgf_tokenizer *tok, const char *key);
+enum wgf_status wgf_tokenizer_set_special_text(struct wgf_tokenizer *tok, const char *key, const char *text,
+                                               struct wgf_err *err);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "wgfuse/chat_template.h"
 #include "wgfuse/gpu.h"
 
 struct wgf_cli_state {
@@ -92,10 +91,18 @@ struct wgf_cli_backend {
     const char *name;  /* NULL: cpu-ref                                                   */
     const char *plan;  /* NULL: the backend's default                                      */
     bool        weights_f32, no_subgroups;
+    const char *quant; /* --weights TYPE: a quantization recipe applied at load (NULL: none) */
 };
 /* If argv[*i] is one of the flags above, consume it (and its value) and return 1; 0 when
  * it is not one of them; 2 on a usage error (printed). */
 int  wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int *i);
+/* The model in the weights --weights asks for. With a quantization type (b->quant): from
+ * `path`, the file quantized at load into a temporary GGUF that the model maps (removed once
+ * mapped); from the synthetic `shape` (path NULL), random blocks of the recipe's mixture.
+ * Without one: `path` loaded as it is, or the shape with random f16 weights. Prints the
+ * error; returns 0, 1 (failure) or 2 (usage). */
+int  wgf_cli_llm_model(const char *path, const char *shape, const struct wgf_cli_backend *b,
+                       struct wgf_llm_model **m);
 /* The usage lines of those flags. */
 void wgf_cli_backend_usage(FILE *f);
 /* Open the backend on m. For gpu a context is created from the global --adapter /
@@ -104,10 +111,32 @@ void wgf_cli_backend_usage(FILE *f);
 bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, const struct wgf_llm_model *m,
                           struct wgf_llm_backend_options *bo, wgf_ctx **ctx, struct wgf_llm_backend *be);
 
-/* Warn on stderr when the model's own chat template is not the built-in family `kind` the
- * prompt is formatted with (or none of them). */
+/* A conversation from the command line (cli_llm.c): --messages FILE.json, or --system +
+ * the prompt; --chat-template FILE / --chat-template-name N choose the template;
+ * --no-template sends the prompt as it is (BOS as the tokenizer wants). A model without
+ * any template and with no built-in that fits: the prompt goes raw, with a warning. */
+struct wgf_cli_chat {
+    const char *messages;           /* --messages path, or NULL                         */
+    const char *system;             /* --system, or NULL                                */
+    const char *user;               /* the prompt (user_len bytes, NULs allowed)        */
+    size_t      user_len;
+    const char *tmpl_file, *tmpl_name;
+    bool        no_template, parse_special, gen_prompt;
+};
 struct wgf_tokenizer;
-void wgf_cli_warn_template(const char *model, const struct wgf_tokenizer *tok, enum wgf_chat_template kind);
+struct wgf_chat;
+struct wgf_err;
+/* Open the chat template once (run, tokenize, serve): --chat-template FILE's contents
+ * (tmpl_file, may be NULL) or the model's own (tmpl_name, may be NULL); notes on stderr when
+ * a built-in one is used. Errors go to *err, not printed: WGF_ERR_UNSUPPORTED when the model
+ * ships none and no built-in fits, WGF_ERR_FORMAT (named by the file), WGF_ERR_ARG, ... */
+enum wgf_status wgf_cli_chat_open(const char *model, const struct wgf_tokenizer *tok, const char *arch,
+                                  const char *tmpl_file, const char *tmpl_name, bool parse_special,
+                                  struct wgf_chat **chat, struct wgf_err *err);
+/* Encode the conversation into *ids (malloc'd), or with `text` non-NULL render it into
+ * *text (malloc'd, *text_len bytes) instead. Prints errors and notes; returns 0, or 1. */
+int wgf_cli_chat_encode(const char *model, const struct wgf_tokenizer *tok, const char *arch,
+                        const struct wgf_cli_chat *o, int32_t **ids, size_t *n_ids, char **text, size_t *text_len);
 
 /* Subcommands. */
 int wgf_cmd_info(int argc, char **argv);      /* cmd_info.c     */

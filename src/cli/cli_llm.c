@@ -1,10 +1,16 @@
 /* wgfuse CLI — what the LLM commands (run, llm bench) share: the thread default and the
  * forward backend chosen by --backend. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/file.h"
+#include "wgfuse/chat.h"
 #include "wgfuse/llm_run.h"
+#include "wgfuse/tokenizer.h"
 
 uint32_t wgf_cli_default_threads(void)
 {
@@ -39,14 +45,52 @@ int wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int *
             return 2;
         }
         b->plan = v;
-    } else {
-        if (strcmp(v, "f16") && strcmp(v, "f32")) {
-            wgf_cli_error("--weights: '%s' is not f16 or f32", v);
-            return 2;
-        }
+    } else if (!strcmp(v, "f16") || !strcmp(v, "f32")) {
         b->weights_f32 = !strcmp(v, "f32");
+    } else if (wgf_llm_quantize_known(v)) {
+        b->quant = v;
+    } else {
+        wgf_cli_error("--weights: '%s' is not f16, f32 or a quantization type (%s)", v, wgf_llm_quantize_types());
+        return 2;
     }
     return 1;
+}
+
+int wgf_cli_llm_model(const char *path, const char *shape, const struct wgf_cli_backend *b, struct wgf_llm_model **m)
+{
+    struct wgf_err err = {0};
+    *m                 = NULL;
+    if (!path) {
+        enum wgf_status s = b->quant ? wgf_llm_model_synth_weights(shape, b->quant, 1, m, &err)
+                                     : wgf_llm_model_synth(shape, WGF_DT_F16, 1, m, &err);
+        if (s) wgf_cli_error("%s", err.msg);
+        return s ? 2 : 0;
+    }
+    wgf_cli_note_mapped(path);
+    if (!b->quant) {
+        if (wgf_llm_model_load(path, m, &err) == WGF_OK) return 0;
+        wgf_cli_error("%s", err.msg);
+        return 1;
+    }
+    const char *td = getenv("TMPDIR");
+    char        tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s/wgfuse-weights-XXXXXX", td && *td ? td : "/tmp");
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        wgf_cli_error("--weights %s: cannot create a temporary file in %s: %s (set TMPDIR)", b->quant,
+                      td && *td ? td : "/tmp", strerror(errno));
+        return 1;
+    }
+    close(fd);
+    enum wgf_status s = wgf_llm_quantize(path, tmp, b->quant, false, true, NULL, &err);
+    if (!s) s = wgf_llm_model_load(tmp, m, &err);
+    unlink(tmp);
+    if (s) {
+        wgf_cli_error("--weights %s: %s", b->quant, err.msg);
+        return 1;
+    }
+    fprintf(stderr, "note: %s quantized to %s at load (llama.cpp's mixture rules, docs/llm.md)\n", path, b->quant);
+    return 0;
 }
 
 void wgf_cli_backend_usage(FILE *f)
@@ -60,6 +104,8 @@ void wgf_cli_backend_usage(FILE *f)
                "                         workgroup); or unfused (the first GPU plan, one role per dispatch, f32)\n"
                "  --weights f16|f32      gpu roles/ops/fused/mega: weight format on the GPU (default f16, two\n"
                "                         per 32-bit word)\n"
+               "  --weights TYPE         quantize at load (Q8_0, Q4_0, Q4_K_M, Q5_K_M, Q6_K, ...: `wgfuse llm\n"
+               "                         quantize`'s types); every backend then reads the blocks as they are\n"
                "  --no-subgroups         gpu roles/ops/fused/mega: reductions through workgroup memory\n");
 }
 
@@ -96,16 +142,85 @@ bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, co
     return true;
 }
 
-/* The model's own chat template is not the family the prompt is formatted with: say what
- * is done instead of formatting silently. */
-void wgf_cli_warn_template(const char *model, const struct wgf_tokenizer *tok, enum wgf_chat_template kind)
+/* ---- conversations ----------------------------------------------------------------------- */
+enum wgf_status wgf_cli_chat_open(const char *model, const struct wgf_tokenizer *tok, const char *arch,
+                                  const char *tmpl_file, const char *tmpl_name, bool parse_special,
+                                  struct wgf_chat **chat, struct wgf_err *err)
 {
-    if (wgf_chat_template_fits(tok, kind)) return;
-    if (kind == WGF_CHAT_NONE)
-        fprintf(stderr, "wgfuse: warning: %s: the model's chat_template is none of the built-in families (chatml, "
-                        "llama3, phi3); the prompt is sent without a template\n", model);
-    else
-        fprintf(stderr, "wgfuse: warning: %s: the model's chat_template is not the built-in '%s' family; the prompt is "
-                        "formatted with the built-in '%s' template anyway (--no-template sends the text as is)\n",
-                model, wgf_chat_template_name(kind == WGF_CHAT_QWEN2 ? WGF_CHAT_CHATML : kind), wgf_chat_template_name(kind));
+    char           *tmpl     = NULL;
+    size_t          tmpl_len = 0;
+    enum wgf_status st;
+    *chat = NULL;
+    if (tmpl_file) {
+        if ((st = wgf_file_read(tmpl_file, 1u << 20, "a chat template", &tmpl, &tmpl_len, err)) != WGF_OK) return st;
+        if (memchr(tmpl, 0, tmpl_len)) {
+            free(tmpl);
+            return wgf_fail(err, WGF_ERR_FORMAT, "%s: the chat template contains a NUL byte", tmpl_file);
+        }
+    }
+    struct wgf_chat_opts co = {.template_text = tmpl, .template_name = tmpl_name, .parse_special = parse_special};
+    st                      = wgf_chat_open(tok, arch, &co, chat, err);
+    free(tmpl);
+    if (st) {
+        if (tmpl_file && st == WGF_ERR_FORMAT) wgf_err_prefix(err, "%s", tmpl_file);
+        return st;
+    }
+    if (wgf_chat_is_builtin(*chat)) fprintf(stderr, "wgfuse: note: %s: using %s\n", model, wgf_chat_source(*chat));
+    return WGF_OK;
+}
+
+int wgf_cli_chat_encode(const char *model, const struct wgf_tokenizer *tok, const char *arch,
+                        const struct wgf_cli_chat *o, int32_t **ids, size_t *n_ids, char **text, size_t *text_len)
+{
+    struct wgf_err       err = {0};
+    unsigned             raw_flags = WGF_TOK_ADD_BOS | (o->parse_special ? WGF_TOK_PARSE_SPECIAL : 0);
+    struct wgf_chat     *chat = NULL;
+    struct wgf_chat_msg *msgs = NULL, pair[2];
+    void                *storage = NULL;
+    size_t               n = 0;
+    int                  rc = 1;
+    enum wgf_status      st = WGF_OK;
+    if (o->no_template) goto raw;
+    st = wgf_cli_chat_open(model, tok, arch, o->tmpl_file, o->tmpl_name, o->parse_special, &chat, &err);
+    if (st == WGF_ERR_UNSUPPORTED && !o->messages) {
+        fprintf(stderr, "wgfuse: warning: %s: the model ships no chat template and none of the built-in ones fits its "
+                        "special tokens; the prompt is sent without a template\n", model);
+        goto raw;
+    }
+    if (st) goto fail;
+    if (o->messages) {
+        if (wgf_chat_msgs_load(o->messages, &msgs, &n, &storage, &err) != WGF_OK) goto fail;
+    } else {
+        if (o->system) pair[n++] = (struct wgf_chat_msg){"system", o->system, strlen(o->system)};
+        pair[n++] = (struct wgf_chat_msg){"user", o->user, o->user_len};
+    }
+    st = text ? wgf_chat_render(chat, msgs ? msgs : pair, n, o->gen_prompt, text, text_len, &err)
+              : wgf_chat_encode(chat, msgs ? msgs : pair, n, o->gen_prompt, ids, n_ids, &err);
+    if (st) goto fail;
+    rc = 0;
+    goto done;
+raw:
+    if (o->messages) {
+        wgf_cli_error("--messages needs a chat template (not --no-template)");
+        goto done;
+    }
+    if (text) {
+        *text = malloc(o->user_len + 1);
+        if (!*text) goto done;
+        memcpy(*text, o->user, o->user_len);
+        (*text)[o->user_len] = '\0';
+        *text_len            = o->user_len;
+        rc                   = 0;
+        goto done;
+    }
+    if (wgf_tokenizer_encode_ex(tok, o->user, o->user_len, raw_flags, ids, n_ids, &err) == WGF_OK) {
+        rc = 0;
+        goto done;
+    }
+fail:
+    wgf_cli_error("%s", err.msg);
+done:
+    wgf_chat_msgs_free(msgs, storage);
+    wgf_chat_close(chat);
+    return rc;
 }

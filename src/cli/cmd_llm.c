@@ -315,16 +315,8 @@ static int llm_bench(int argc, char **argv)
     double                *pre = NULL, *dec = NULL;
     int                    rc  = 1;
     const char            *name = model ? model : shape;
-    if (model) {
-        wgf_cli_note_mapped(model);
-        if (wgf_llm_model_load(model, &m, &err) != WGF_OK) {
-            wgf_cli_error("%s", err.msg);
-            return 1;
-        }
-    } else if (wgf_llm_model_synth(shape, WGF_DT_F16, 1, &m, &err) != WGF_OK) {
-        wgf_cli_error("%s", err.msg);
-        return 2;
-    }
+    if ((rc = wgf_cli_llm_model(model, shape, &bk, &m))) return rc;
+    rc = 1;
     if (dial) {
         struct wgf_dial_opts   o  = wgf_dial_opts_default();
         struct wgf_gpu_options go = wgf_cli_gpu_options();
@@ -398,10 +390,18 @@ static int llm_bench(int argc, char **argv)
         if (dec[r] > best_dec) best_dec = dec[r];
     }
     double med_pre = wgf_stats_median(pre, (int)runs), med_dec = wgf_stats_median(dec, (int)runs);
+    /* the bytes floor of decode: every weight byte once at the copy rate measured here */
+    double copy_gbps = 0;
+    if (gctx && wgf_bench_copy_gbps(gctx, 5, &copy_gbps, &err) != WGF_OK) {
+        wgf_cli_error("%s: copy bandwidth: %s", name, err.msg);
+        goto out;
+    }
     const char *wfmt  = gctx && be.plan && !strcmp(be.plan, "roles") && !bk.weights_f32 ? "f16" : "f32";
     /* on the GPU every matrix in the plan's format; cpu-ref reads the stored bytes of every
      * matrix (mixed quantized files included), the embedding table only as a tied LM head */
-    double wbtok = gctx ? wgf_llm_weight_bytes_per_token(&m->cfg, !strcmp(wfmt, "f16") ? 2.0 : 4.0)
+    if (gctx && be.weights) wfmt = be.weights;
+    double wbtok = gctx && be.weight_bytes_per_token ? (double)be.weight_bytes_per_token
+                 : gctx ? wgf_llm_weight_bytes_per_token(&m->cfg, !strcmp(wfmt, "f16") ? 2.0 : 4.0)
                         : (double)wgf_llm_model_weight_bytes(m) -
                               (m->cfg.tie_embeddings ? 0.0 : (double)m->weights.tok_embd.nbytes);
     if (json) {
@@ -409,10 +409,12 @@ static int llm_bench(int argc, char **argv)
                "\"adapter\": \"%s\", \"prompt_tokens\": %ld, \"generated\": %ld, \"runs\": %ld, "
                "\"dispatches_per_token\": %u, \"weight_bytes_per_token\": %.0f, \"init_s\": %.2f, "
                "\"prefill_tok_s_median\": %.2f, \"prefill_tok_s_best\": %.2f, \"decode_tok_s_median\": %.2f, "
-               "\"decode_tok_s_best\": %.2f, \"ids_hash\": \"%016llx\"",
+               "\"decode_tok_s_best\": %.2f, \"gpu_weight_bytes\": %llu, \"model_weight_bytes\": %llu, "
+               "\"copy_gbps\": %.1f, \"ids_hash\": \"%016llx\"",
                name, wgf_arch_str(m->cfg.arch), be.name, be.plan ? be.plan : "", gctx ? wfmt : m->cfg.source_dtype,
                gctx ? wgf_ctx_adapter(gctx)->name : "cpu", n_prompt, n, runs, be.dispatches_per_token, wbtok, t_init,
-               med_pre, best_pre, med_dec, best_dec, (unsigned long long)first_hash);
+               med_pre, best_pre, med_dec, best_dec, (unsigned long long)be.gpu_weight_bytes,
+               (unsigned long long)wgf_llm_model_weight_bytes(m), copy_gbps, (unsigned long long)first_hash);
         if (prof.n) {
             printf(", \"profile_us_per_token\": {");
             for (uint32_t i = 0; i < prof.n; i++)
@@ -433,8 +435,15 @@ static int llm_bench(int argc, char **argv)
             printf("backend: %s, %u threads; prompt %ld tokens, %ld generated, %ld runs after 1 warm-up; ids hash "
                    "%016llx\n", be.name, bo.n_threads, n_prompt, n, runs, (unsigned long long)first_hash);
         printf("weights read per token: %.3f GB (%s)\n", wbtok * 1e-9, gctx ? wfmt : m->cfg.source_dtype);
+        if (be.gpu_weight_bytes)
+            printf("weights on the device: %.3f GB (%.3fx the %.3f GB the model stores)\n", (double)be.gpu_weight_bytes * 1e-9,
+                   (double)be.gpu_weight_bytes / (double)wgf_llm_model_weight_bytes(m),
+                   (double)wgf_llm_model_weight_bytes(m) * 1e-9);
         printf("prefill tok/s: median %.1f, best %.1f\n", med_pre, best_pre);
         printf("decode  tok/s: median %.1f, best %.1f\n", med_dec, best_dec);
+        if (copy_gbps > 0 && wbtok > 0)
+            printf("bytes floor: %.1f tok/s (%.3f GB per token at the %.0f GB/s copy rate); decode at %.1f%% of it\n",
+                   copy_gbps * 1e9 / wbtok, wbtok * 1e-9, copy_gbps, 100.0 * med_dec * wbtok / (copy_gbps * 1e9));
         if (prof.n) {
             double tok_ns = prof.total_ns / 8;
             printf("profile (GPU time per decode token, each role in its own pass; sum %.1f us vs %.1f us measured):\n",

@@ -9,7 +9,7 @@
 
 #include "cli/cli.h"
 #include "util/file.h"
-#include "wgfuse/chat_template.h"
+#include "wgfuse/chat.h"
 #include "wgfuse/llm.h"
 #include "wgfuse/llm_run.h"
 #include "wgfuse/tokenizer.h"
@@ -19,13 +19,18 @@
 static void run_usage(FILE *f)
 {
     fprintf(f,
-            "usage: wgfuse run -m PATH [-p PROMPT | -f FILE | --tokens 1,2,3] [-n N] [--temp T] [--top-k K] [--top-p P]\n"
-            "                  [--repeat-penalty R] [--repeat-last-n N] [--seed S] [--ctx C] [--threads N]\n"
-            "                  [--system TEXT] [--no-template] [--parse-special] [--stop STR]... [--ignore-eos]\n"
+            "usage: wgfuse run -m PATH [-p PROMPT | -f FILE | --messages FILE.json | --tokens 1,2,3] [-n N] [--temp T]\n"
+            "                  [--top-k K] [--top-p P] [--repeat-penalty R] [--repeat-last-n N] [--seed S] [--ctx C]\n"
+            "                  [--threads N] [--system TEXT] [--no-template] [--chat-template FILE]\n"
+            "                  [--chat-template-name NAME] [--parse-special] [--stop STR]... [--ignore-eos]\n"
             "                  [--logits-out FILE.npy] [--backend cpu-ref|gpu] [--plan roles|unfused] [--weights f16|f32]\n"
             "  -m, --model PATH       Hugging Face directory (config.json + safetensors) or .gguf file\n"
             "  -p, --prompt TEXT      user text; wrapped in the model's chat template unless --no-template\n"
             "  -f, --file PATH        read the prompt text from a file (at most 64 MiB)\n"
+            "  --messages FILE.json   a conversation: [{\"role\": \"system\"|\"user\"|\"assistant\", \"content\": \"...\"}, ...]\n"
+            "  --system TEXT          a system message before the prompt\n"
+            "  --chat-template FILE   render with this Jinja chat template instead of the model's own\n"
+            "  --chat-template-name N use the model's chat template named N (tokenizer_config.json list form)\n"
             "  --tokens IDS           prompt as token ids (no tokenizer needed; no template, no BOS added)\n"
             "  -n, --n-predict N      tokens to generate (default 128; 0 = only evaluate the prompt)\n"
             "  --temp T               temperature, 0 = greedy (default 0.8)\n"
@@ -43,7 +48,7 @@ static void run_usage(FILE *f)
 }
 
 struct run_opts {
-    const char *model, *prompt, *prompt_file, *system, *tokens, *logits_out;
+    const char *model, *prompt, *prompt_file, *system, *tokens, *logits_out, *messages, *tmpl_file, *tmpl_name;
     struct wgf_cli_backend backend;
     long        n_predict, ctx, threads, top_k, repeat_last_n, seed;
     double      temp, top_p, repeat_penalty;
@@ -82,6 +87,15 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
         } else if (!strcmp(a, "--system")) {
             VAL();
             o->system = v;
+        } else if (!strcmp(a, "--messages")) {
+            VAL();
+            o->messages = v;
+        } else if (!strcmp(a, "--chat-template")) {
+            VAL();
+            o->tmpl_file = v;
+        } else if (!strcmp(a, "--chat-template-name")) {
+            VAL();
+            o->tmpl_name = v;
         } else if (!strcmp(a, "--tokens")) {
             VAL();
             o->tokens = v;
@@ -146,8 +160,12 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
         wgf_cli_error("run: -m PATH is required");
         return 2;
     }
-    if ((o->prompt != NULL) + (o->prompt_file != NULL) + (o->tokens != NULL) > 1) {
-        wgf_cli_error("run: give one of -p, -f and --tokens");
+    if ((o->prompt != NULL) + (o->prompt_file != NULL) + (o->tokens != NULL) + (o->messages != NULL) > 1) {
+        wgf_cli_error("run: give one of -p, -f, --messages and --tokens");
+        return 2;
+    }
+    if (o->messages && (o->system || o->no_template)) {
+        wgf_cli_error("run: --messages carries its own system message and needs a template (no --system, --no-template)");
         return 2;
     }
     return 0;
@@ -209,6 +227,7 @@ int wgf_cmd_run(int argc, char **argv)
 
     struct wgf_err         err = {0};
     struct wgf_llm_model  *m   = NULL;
+    struct wgf_llm_model  *mq  = NULL; /* --weights TYPE: the weights quantized at load */
     struct wgf_tokenizer  *tok = NULL;
     struct wgf_llm_backend be  = {0};
     wgf_ctx               *gctx = NULL;
@@ -248,23 +267,18 @@ int wgf_cmd_run(int argc, char **argv)
                           o.model);
             goto out;
         }
-        const char            *text  = file_text ? file_text : o.prompt ? o.prompt : "";
-        size_t                 len   = file_text ? file_len : strlen(text);
-        unsigned               flags = WGF_TOK_ADD_BOS | (o.parse_special ? WGF_TOK_PARSE_SPECIAL : 0);
-        enum wgf_chat_template kind  = o.no_template ? WGF_CHAT_NONE : wgf_chat_template_detect(tok, wgf_arch_str(c->arch));
-        if (!o.no_template) wgf_cli_warn_template(o.model, tok, kind);
-        size_t nuls = 0;
+        const char *text = file_text ? file_text : o.prompt ? o.prompt : "";
+        size_t      len  = file_text ? file_len : strlen(text);
+        size_t      nuls = 0;
         for (const char *p = text; (p = memchr(p, 0, len - (size_t)(p - text))) != NULL; p++) nuls++;
         if (nuls)
             fprintf(stderr, "wgfuse: warning: %s: the prompt holds %zu NUL byte%s; each is encoded like any other byte "
                             "(nothing is cut)\n", o.prompt_file, nuls, nuls == 1 ? "" : "s");
-        enum wgf_status s;
-        if (kind != WGF_CHAT_NONE) s = wgf_chat_template_encode_n(tok, kind, o.system, text, len, flags, &ids, &n_ids, &err);
-        else s = wgf_tokenizer_encode_ex(tok, text, len, flags, &ids, &n_ids, &err);
-        if (s != WGF_OK) {
-            wgf_cli_error("%s", err.msg);
+        if (wgf_cli_chat_encode(o.model, tok, wgf_arch_str(c->arch), &(struct wgf_cli_chat){
+                                    .messages = o.messages, .system = o.system, .user = text, .user_len = len,
+                                    .tmpl_file = o.tmpl_file, .tmpl_name = o.tmpl_name, .no_template = o.no_template,
+                                    .parse_special = o.parse_special, .gen_prompt = true}, &ids, &n_ids, NULL, NULL) != 0)
             goto out;
-        }
     }
     for (size_t i = 0; i < n_ids; i++)
         if ((uint32_t)ids[i] >= (uint32_t)c->vocab_size) {
@@ -291,7 +305,10 @@ int wgf_cmd_run(int argc, char **argv)
         goto out;
     }
     struct wgf_llm_backend_options bo = {.n_ctx = n_ctx, .n_threads = o.threads ? (uint32_t)o.threads : wgf_cli_default_threads()};
-    if (!wgf_cli_backend_open(&o.backend, o.model, m, &bo, &gctx, &be)) goto out;
+    /* --weights TYPE: the backend runs the model quantized at load; the tokenizer and the
+     * config stay the file's */
+    if (o.backend.quant && wgf_cli_llm_model(o.model, NULL, &o.backend, &mq)) goto out;
+    if (!wgf_cli_backend_open(&o.backend, o.model, mq ? mq : m, &bo, &gctx, &be)) goto out;
     struct wgf_sampler_params sp = wgf_sampler_params_default();
     sp.temperature = (float)o.temp, sp.top_k = (uint32_t)o.top_k, sp.top_p = (float)o.top_p;
     sp.repeat_penalty = (float)o.repeat_penalty, sp.repeat_last_n = (uint32_t)o.repeat_last_n, sp.seed = (uint64_t)o.seed;
@@ -369,6 +386,7 @@ out:
     wgf_ctx_free(gctx);
     free(ids);
     wgf_tokenizer_free(tok);
+    wgf_llm_model_free(mq);
     wgf_llm_model_free(m);
     return rc;
 }

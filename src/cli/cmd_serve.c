@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "wgfuse/chat.h"
 #include "wgfuse/llm.h"
 #include "wgfuse/llm_run.h"
 #include "wgfuse/tokenizer.h"
@@ -48,7 +49,11 @@ static void serve_usage(FILE *f)
             "                         connection is closed (default %u)\n"
             "  --shutdown-grace S     on SIGINT/SIGTERM, time for the requests held to finish before they\n"
             "                         are cancelled (default 10)\n"
-            "  --no-template          chat messages are encoded without the chat template\n",
+            "  --chat-template FILE   render chat messages with this Jinja chat template instead of the\n"
+            "                         model's own (as `wgfuse run --chat-template`)\n"
+            "  --chat-template-name N use the model's chat template named N (tokenizer_config.json list form)\n"
+            "  --no-template          no chat template: a chat request must be one user message, encoded as\n"
+            "                         it is\n",
 #ifdef WGF_HAVE_SERVE
             WGF_SERVE_DEFAULT_PARALLEL, WGF_SERVE_DEFAULT_MAX_BODY, WGF_SERVE_DEFAULT_TIMEOUT_S, WGF_SERVE_DEFAULT_READ_S
 #else
@@ -59,7 +64,7 @@ static void serve_usage(FILE *f)
 }
 
 struct serve_opts {
-    const char            *model, *host, *api_key, *alias;
+    const char            *model, *host, *api_key, *alias, *tmpl_file, *tmpl_name;
     struct wgf_cli_backend backend;
     long   port, ctx, threads, parallel, max_prompt, max_tokens, max_body, timeout, read_timeout;
     double grace;
@@ -101,6 +106,9 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         } else if (!strcmp(a, "--alias")) {
             VAL();
             o->alias = v;
+        } else if (!strcmp(a, "--chat-template") || !strcmp(a, "--chat-template-name")) {
+            VAL(); /* the file's contents, or one of the model's named templates (as `wgfuse run`) */
+            *(strcmp(a, "--chat-template") ? &o->tmpl_name : &o->tmpl_file) = v;
         } else if (!strcmp(a, "--port")) LONG(0, 65535, &o->port);
         else if (!strcmp(a, "-c") || !strcmp(a, "--ctx") || !strcmp(a, "--ctx-size")) LONG(1, MAX_CTX, &o->ctx);
         else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) LONG(1, 256, &o->threads);
@@ -124,6 +132,10 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
     }
     if (!o->model) {
         wgf_cli_error("serve: -m PATH is required");
+        return 2;
+    }
+    if (o->no_template && (o->tmpl_file || o->tmpl_name)) {
+        wgf_cli_error("serve: --no-template and --chat-template%s contradict each other", o->tmpl_file ? "" : "-name");
         return 2;
     }
     if (o->host && !*o->host) {
@@ -168,6 +180,7 @@ int wgf_cmd_serve(int argc, char **argv)
     struct wgf_llm_backend be   = {0};
     wgf_ctx               *gctx = NULL;
     struct wgf_server     *srv  = NULL;
+    struct wgf_chat       *chat = NULL;
     rc                          = 1;
     signal(SIGPIPE, SIG_IGN); /* a client gone mid-write is an error return, not a signal */
     wgf_cli_catch_interrupts();
@@ -182,8 +195,18 @@ int wgf_cmd_serve(int argc, char **argv)
         goto out;
     }
     const struct wgf_llm_config *c = &m->cfg;
-    enum wgf_chat_template kind = o.no_template ? WGF_CHAT_NONE : wgf_chat_template_detect(tok, wgf_arch_str(c->arch));
-    if (!o.no_template) wgf_cli_warn_template(o.model, tok, kind);
+    if (!o.no_template) { /* one template for the server's life: every connection thread encodes with it */
+        enum wgf_status st = wgf_cli_chat_open(o.model, tok, wgf_arch_str(c->arch), o.tmpl_file, o.tmpl_name, false,
+                                               &chat, &err);
+        if (st == WGF_ERR_UNSUPPORTED && !o.tmpl_name)
+            fprintf(stderr, "wgfuse: warning: %s: the model ships no chat template and none of the built-in ones fits "
+                            "its special tokens; chat requests must be one user message, sent without a template\n",
+                    o.model);
+        else if (st) {
+            wgf_cli_error("%s", err.msg);
+            goto out;
+        }
+    }
     uint32_t n_ctx = (uint32_t)(o.ctx ? o.ctx : (c->max_seq_len > 0 && c->max_seq_len < 4096 ? c->max_seq_len : 4096));
     struct wgf_llm_backend_options bo = {.n_ctx     = n_ctx,
                                          .n_threads = o.threads ? (uint32_t)o.threads : wgf_cli_default_threads()};
@@ -199,7 +222,7 @@ int wgf_cmd_serve(int argc, char **argv)
         .backend           = &be,
         .tok               = tok,
         .model             = c,
-        .chat_template     = kind,
+        .chat              = chat,
         .parallel          = (uint32_t)o.parallel,
         .max_prompt_tokens = (uint32_t)o.max_prompt,
         .max_tokens        = (uint32_t)o.max_tokens,
@@ -214,9 +237,9 @@ int wgf_cmd_serve(int argc, char **argv)
         goto out;
     }
     const char *h = o.host ? o.host : "127.0.0.1";
-    fprintf(stderr, "wgfuse: serve: listening on http://%s%s%s:%u (model %s, %s, ctx %u, chat template %s, parallel %u%s)\n",
+    fprintf(stderr, "wgfuse: serve: listening on http://%s%s%s:%u (model %s, %s, ctx %u, %s, parallel %u%s)\n",
             strchr(h, ':') ? "[" : "", h, strchr(h, ':') ? "]" : "", (unsigned)wgf_serve_port(srv), sc.model_id,
-            be.name, be.n_ctx, wgf_chat_template_name(kind),
+            be.name, be.n_ctx, chat ? wgf_chat_source(chat) : "no chat template",
             o.parallel ? (unsigned)o.parallel : WGF_SERVE_DEFAULT_PARALLEL, o.api_key && *o.api_key ? ", API key required" : "");
     while (!wgf_cli_interrupt_pending()) {
         struct timespec ts = {0, 100 * 1000000L};
@@ -235,6 +258,7 @@ int wgf_cmd_serve(int argc, char **argv)
     rc = 0;
 out:
     wgf_serve_free(srv);
+    wgf_chat_close(chat);
     wgf_llm_backend_close(&be);
     wgf_ctx_free(gctx);
     wgf_tokenizer_free(tok);

@@ -8,7 +8,9 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/sim_mpi.h"
 #include "util/file.h"
+#include "util/hash.h"
 #include "wgfuse/sim.h"
 
 #define METRIC_TEXT                                                                                        \
@@ -27,7 +29,8 @@ static void usage(FILE *f)
             "       wgfuse sim trace ENV --actions A,A,... [--state S,S,...] [--seed N]\n"
             "       wgfuse sim market [--steps L] [--seed N] --out FILE   (finsim's path, for bench/sim_peers.py)\n"
             "       wgfuse sim bench [--workload W,...] [--strategy S,...] [--pop N,...] [--steps L,...]\n"
-            "                 [--gens N] [--runs N] [--hidden H] [--feedback F] [--dim D] [--evolve E] [--json]\n"
+            "                 [--gens N] [--runs N] [--hidden H] [--feedback F] [--dim D] [--evolve E] [--json] [--gather]\n"
+            "       mpirun -n R wgfuse sim train|bench ... [--rank-adapters A,B,..] [--mpi-timeout S]\n"
             "\n"
             "ENV: cartpole (CartPole-v1), acrobot (Acrobot-v1), mountaincar (MountainCar-v0); bench also\n"
             "     rastrigin (population x dimension 2000) and finsim (16 assets, 8-16-6 recurrent policy).\n"
@@ -35,12 +38,17 @@ static void usage(FILE *f)
             "     one dispatch, a thread per genome), wide (evolve_wide.wgsl, a workgroup per genome), auto\n"
             "     (default: split on a GPU; thread, or wide from 512 parameters, on a CPU adapter).\n"
             "S:   fused (one dispatch per episode), chunked:K (K steps per dispatch), per-step, fused-wide\n"
-            "     (experimental, classic control: a thread per hidden unit of each genome).\n"
+            "     (a genome over several threads: classic control one per hidden unit, finsim one per asset).\n"
             "H:   hidden width (defaults: CartPole 8, Acrobot 16, MountainCar 8); F: outputs fed back as\n"
             "     inputs (a recurrent policy; default 0).\n"
             "train stops when the best genome's mean return over --eval-episodes (100) fresh episodes\n"
             "reaches --target (Gymnasium's threshold: CartPole 475, Acrobot -100, MountainCar -110),\n"
             "then writes the policy to --out (default ENV.policy) atomically.\n"
+            "MPI: under mpirun each rank evaluates its slice of the population on its own adapter (the\n"
+            "     local rank's among the GPUs, or --rank-adapters by local rank; --adapter: all the same),\n"
+            "     the fitness is gathered every generation and every rank evolves the same population:\n"
+            "     the result (\"population hash\") is the one-process run's. bench --gather times that path\n"
+            "     with one process too. --mpi-timeout (300 s): a rank waiting longer for the others exits.\n"
             "trace steps the plain-C environment from --state (default: the seeded reset state) and\n"
             "prints t,action,reward,terminated and the state as CSV; it stops at termination.\n"
             "\n" METRIC_TEXT);
@@ -102,6 +110,95 @@ static int save_policy(const char *path, enum wgf_sim_workload w, const struct w
     return rc;
 }
 
+/* ---- MPI: ranks, adapters, one generation across ranks (src/cli/sim_mpi.h) -------------- */
+
+/* Join the job (if mpirun started us) and pick this rank's adapter: --adapter (every rank the
+ * same) wins, else --rank-adapters LIST by local rank, else the local_rank-th adapter of the
+ * best type present (discrete > integrated > cpu), so the ranks of a host spread over its GPUs.
+ * `sel` (>= 16 bytes) holds the chosen index for wgf_cli.adapter. 0 ok, else the exit code. */
+static int mpi_join(struct wgf_mpi *m, long timeout_s, const char *rank_adapters, char *sel, size_t cap)
+{
+    int rc = wgf_mpi_start(m, (int)timeout_s);
+    if (rc || m->size <= 1 || (wgf_cli.adapter && *wgf_cli.adapter)) return rc;
+    if (rank_adapters) {
+        char       *copy = NULL;
+        const char *items[64];
+        int         n = wgf_cli_split_list("--rank-adapters", rank_adapters, &copy, items, 64);
+        if (n > 0) snprintf(sel, cap, "%s", items[m->local_rank % n]);
+        free(copy);
+        if (n <= 0) return 2;
+        wgf_cli.adapter = sel;
+        return 0;
+    }
+    struct wgf_gpu_options o = wgf_cli_gpu_options();
+    struct wgf_adapter_desc ad[16];
+    struct wgf_err err = {0};
+    int n = 0;
+    if (wgf_gpu_list_adapters(&o, ad, 16, &n, &err) != WGF_OK) return wgf_cli_error("%s", err.msg), 1;
+    static const char *order[3] = {"discrete", "integrated", "cpu"};
+    for (int t = 0; t < 3; t++) {
+        int idx[16], k = 0;
+        for (int i = 0; i < n && i < 16; i++)
+            if (!strcmp(ad[i].type, order[t]) && strcmp(ad[i].backend, "null")) idx[k++] = ad[i].index;
+        if (k) {
+            snprintf(sel, cap, "%d", idx[m->local_rank % k]);
+            wgf_cli.adapter = sel;
+            return 0;
+        }
+    }
+    return 0; /* nothing typed: the default choice */
+}
+
+/* One generation across the ranks: evaluate this rank's slice, gather every slice into fit
+ * (pop floats, identical on every rank), hand the whole vector to the GPU, evolve (GA) or
+ * rank + update (ES). The same dispatches as wgf_sim_generations(sim, 1), in two submits. */
+static enum wgf_status mpi_generation(struct wgf_mpi *m, wgf_sim *sim, wgf_sim_es *es, float *fit, struct wgf_err *err)
+{
+    const struct wgf_sim_config *c = wgf_sim_config_of(sim);
+    enum wgf_status s = es ? wgf_sim_es_sample_evaluate(es, err) : wgf_sim_evaluate(sim, err);
+    if (s == WGF_OK) s = wgf_sim_fitness_read_range(sim, c->eval_first, c->eval_count, fit + c->eval_first, err);
+    if (s == WGF_OK && wgf_mpi_allgather_fitness(m, c->pop, fit + c->eval_first, fit))
+        return wgf_fail(err, WGF_ERR_INTERNAL, "rank %d: the fitness gather failed", m->rank);
+    if (s == WGF_OK) s = wgf_sim_fitness_write(sim, fit, err);
+    if (s == WGF_OK) s = es ? wgf_sim_es_update(es, err) : wgf_sim_evolve(sim, err);
+    return s;
+}
+
+/* SipHash-2-4 (key 0) of the population (GA: every genome; ES: theta): the run's result in 64
+ * bits, compared across ranks and against a one-rank run (tests/sim/test_sim_mpi.c). */
+static enum wgf_status population_hash(wgf_sim *sim, wgf_sim_es *es, uint64_t *h, struct wgf_err *err)
+{
+    size_t n = es ? (size_t)wgf_sim_n_params(sim) : (size_t)wgf_sim_config_of(sim)->pop * (size_t)wgf_sim_n_params(sim);
+    float *x = malloc(n * sizeof *x);
+    if (!x) return wgf_fail(err, WGF_ERR_NOMEM, "population hash: %zu floats", n);
+    enum wgf_status s = es ? wgf_sim_es_theta_read(es, x, err) : wgf_sim_params_read(sim, x, err);
+    struct wgf_hash_key k = {0, 0};
+    if (s == WGF_OK) *h = wgf_siphash(&k, x, n * sizeof *x, 2, 4);
+    free(x);
+    return s;
+}
+
+/* Every rank's hash equal? Prints "# population hash H (R ranks agree)" on rank 0; 0, or 1
+ * after printing which rank differs. */
+static int report_hash(struct wgf_mpi *m, wgf_sim *sim, wgf_sim_es *es, const char *prefix, char *json, size_t cap)
+{
+    struct wgf_err err = {0};
+    uint64_t h = 0, all[1024];
+    if (population_hash(sim, es, &h, &err) != WGF_OK) return wgf_cli_error("%s", err.msg), 1;
+    if (m->size > 1024) return wgf_cli_error("more than 1024 ranks"), 1;
+    if (wgf_mpi_allgather_u64(m, h, all)) return 1;
+    for (int r = 1; r < m->size; r++)
+        if (all[r] != all[0]) {
+            if (m->rank == 0)
+                wgf_cli_error("rank %d's population hash %016llx differs from rank 0's %016llx", r,
+                              (unsigned long long)all[r], (unsigned long long)all[0]);
+            return 1;
+        }
+    if (json) snprintf(json, cap, "%016llx", (unsigned long long)h);
+    else if (m->rank == 0) printf("%spopulation hash %016llx (%d rank%s)\n", prefix, (unsigned long long)h, m->size, m->size > 1 ? "s agree" : "");
+    return 0;
+}
+
 /* ---- train ------------------------------------------------------------------------------- */
 
 static int cmd_train(int argc, char **argv)
@@ -124,10 +221,10 @@ static int cmd_train(int argc, char **argv)
     struct wgf_sim_config c = wgf_sim_config_default(w);
     struct wgf_sim_es_config ec = wgf_sim_es_config_default();
     bool   es = false, elites_given = false;
-    long   max_gens = 500, eval_eps = 100, v;
+    long   max_gens = 500, eval_eps = 100, v, mpi_timeout = 300;
     double target = default_target(w), d;
-    char   out_default[256];
-    const char *out = NULL;
+    char   out_default[256], adapter_sel[32];
+    const char *out = NULL, *rank_adapters = NULL;
     c.pop = 1024;
     c.ga.elites = 16;
     for (int i = 2; i < argc; i++) {
@@ -183,6 +280,11 @@ static int cmd_train(int argc, char **argv)
         } else if (!strcmp(f, "--lr")) {
             if (!wgf_cli_parse_double(f, a, 1e-9, 100, &d)) return 2;
             ec.lr = (float)d, i++;
+        } else if (!strcmp(f, "--rank-adapters") && a) {
+            rank_adapters = a, i++;
+        } else if (!strcmp(f, "--mpi-timeout")) {
+            if (!wgf_cli_parse_long(f, a, 1, 86400, &mpi_timeout)) return 2;
+            i++;
         } else if (wgf_cli_is_help(f)) {
             return usage(stdout), 0;
         } else {
@@ -202,8 +304,26 @@ static int cmd_train(int argc, char **argv)
     }
     if (es) c.init_sigma = 0.0f; /* ES starts from the zero policy */
 
+    /* an mpirun job: this rank evaluates its slice; only rank 0 prints and writes the policy */
+    struct wgf_mpi m;
+    int jrc = mpi_join(&m, mpi_timeout, rank_adapters, adapter_sel, sizeof adapter_sel);
+    if (jrc) {
+        if (m.active) wgf_mpi_abort(&m, jrc);
+        return jrc;
+    }
+    if (m.size > 1) {
+        if (c.pop < m.size) {
+            wgf_cli_error("sim train: population %d smaller than the %d ranks", c.pop, m.size);
+            wgf_mpi_abort(&m, 2);
+        }
+        wgf_mpi_slice(c.pop, m.size, m.rank, &c.eval_first, &c.eval_count);
+        if (m.rank != 0 && !freopen("/dev/null", "w", stdout)) wgf_mpi_abort(&m, 1);
+    }
     wgf_ctx *ctx = NULL;
-    if (open_ctx(&ctx)) return 1;
+    if (open_ctx(&ctx)) {
+        if (m.active) wgf_mpi_abort(&m, 1);
+        return 1;
+    }
     int rc = 1;
     wgf_sim *sim = NULL, *ev = NULL;
     wgf_sim_es *trainer = NULL;
@@ -211,10 +331,12 @@ static int cmd_train(int argc, char **argv)
     struct wgf_sim_config ecfg = c;
     ecfg.pop = (int)eval_eps, ecfg.seed = c.seed + 1u, ecfg.strategy = WGF_SIM_FUSED;
     ecfg.ga.elites = 0; /* the evaluation population is never evolved */
+    ecfg.eval_first = ecfg.eval_count = 0; /* every rank evaluates all of it (the same numbers) */
     if (ecfg.pop < 2) ecfg.pop = 2;
     if (wgf_sim_create(ctx, &c, &sim, &err) != WGF_OK || wgf_sim_create(ctx, &ecfg, &ev, &err) != WGF_OK ||
         (es && wgf_sim_es_create(sim, &ec, NULL, &trainer, &err) != WGF_OK)) {
         wgf_cli_error("%s", err.msg);
+        if (m.active) wgf_mpi_abort(&m, 1);
         goto done;
     }
     int np = wgf_sim_n_params(sim);
@@ -224,12 +346,16 @@ static int cmd_train(int argc, char **argv)
     cand = malloc((size_t)np * sizeof *cand);
     if (!fit || !efit || !cand) {
         wgf_cli_error("sim train: out of memory");
+        if (m.active) wgf_mpi_abort(&m, 1);
         goto done;
     }
     const struct wgf_adapter_desc *ad = wgf_ctx_adapter(ctx);
     printf("# sim train %s: %s, population %d, policy %d-%d-%d (%d params), %d steps, %s, seed %u, device %s\n",
            wgf_sim_workload_info(w)->gym_id, es ? "OpenAI-ES" : "GA", c.pop, pol.n_in, pol.n_hidden, pol.n_out, np,
            wgf_sim_config_of(sim)->max_steps, wgf_sim_strategy_name(c.strategy), c.seed, ad->name);
+    if (m.size > 1)
+        printf("# MPI: %d ranks, each evaluates about %d genomes on its adapter (rank 0: %s), fitness gathered every "
+               "generation, every rank evolves the whole population\n", m.size, c.eval_count, ad->name);
     printf("# gen/s below includes the per-generation fitness readback (and the printing)\n");
     printf("gen,best,mean,gen_per_s\n");
     uint64_t t0 = wgf_now_ns();
@@ -238,17 +364,26 @@ static int cmd_train(int argc, char **argv)
     bool     solved = false;
     wgf_cli_catch_interrupts();
     for (g = 0; g < max_gens; g++) {
-        if (wgf_cli_interrupt_pending()) {
+        wgf_mpi_test_fault(&m, g);
+        double any_int = wgf_cli_interrupt_pending() ? 1 : 0;
+        if (m.size > 1 && wgf_mpi_max_double(&m, any_int, &any_int)) wgf_mpi_abort(&m, 1);
+        if (any_int > 0) { /* every rank stops at the same generation */
             printf("# interrupted by %s after %ld generations (%.2f s): incomplete, not solved; no policy written\n",
                    wgf_cli_interrupt_name(), g, (double)(wgf_now_ns() - t0) / 1e9);
             fflush(stdout);
-            rc = wgf_cli_interrupt_code();
+            rc = wgf_cli_interrupt_pending() ? wgf_cli_interrupt_code() : 130;
             goto done;
         }
-        enum wgf_status s = es ? wgf_sim_es_generations(trainer, 1, &err) : wgf_sim_generations(sim, 1, &err);
-        if (s == WGF_OK) s = wgf_sim_fitness_read(sim, fit, &err);
+        enum wgf_status s;
+        if (m.size > 1) {
+            s = mpi_generation(&m, sim, trainer, fit, &err);
+        } else {
+            s = es ? wgf_sim_es_generations(trainer, 1, &err) : wgf_sim_generations(sim, 1, &err);
+            if (s == WGF_OK) s = wgf_sim_fitness_read(sim, fit, &err);
+        }
         if (s != WGF_OK) {
             wgf_cli_error("%s", err.msg);
+            if (m.active) wgf_mpi_abort(&m, 1);
             goto done;
         }
         double mean, best, secs = (double)(wgf_now_ns() - t0) / 1e9;
@@ -262,6 +397,7 @@ static int cmd_train(int argc, char **argv)
             if (s == WGF_OK) s = eval_policy(ev, cand, np, ecfg.pop, efit, &eval_mean, &err);
             if (s != WGF_OK) {
                 wgf_cli_error("%s", err.msg);
+                if (m.active) wgf_mpi_abort(&m, 1);
                 goto done;
             }
             printf("# eval gen %ld: mean return over %d episodes %.2f (target %.1f)\n", g, ecfg.pop, eval_mean, target);
@@ -273,12 +409,16 @@ static int cmd_train(int argc, char **argv)
         }
     }
     double secs = (double)(wgf_now_ns() - t0) / 1e9;
+    if (report_hash(&m, sim, trainer, "# ", NULL, 0)) {
+        if (m.active) wgf_mpi_abort(&m, 1);
+        goto done;
+    }
     if (!solved) {
         printf("# not solved after %ld generations (%.2f s); last eval mean %.2f\n", g, secs, eval_mean);
         rc = 1;
         goto done;
     }
-    if (save_policy(out, w, &pol, cand)) goto done;
+    if (m.rank == 0 && save_policy(out, w, &pol, cand)) goto done;
     printf("# solved: %ld generations in %.2f s (%.1f gen/s with readback), mean return %.2f over %d episodes; "
            "policy saved to %s\n",
            g, secs, (double)g / secs, eval_mean, ecfg.pop, out);
@@ -289,6 +429,8 @@ done:
     wgf_sim_free(ev);
     wgf_sim_free(sim);
     wgf_ctx_free(ctx);
+    fflush(stdout);
+    wgf_mpi_finish(&m);
     return rc;
 }
 
@@ -477,12 +619,51 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The bench under MPI (or --gather): `gens` generations, each evaluate this rank's slice +
+ * fitness gather + evolve (mpi_generation), `runs` times from the same snapshot; gen/s of the
+ * slowest rank, median over runs; the population hash after the last run, equal on every
+ * rank. What a multi-GPU run costs per generation, host gather included. */
+static enum wgf_status mpi_bench(struct wgf_mpi *m, wgf_sim *sim, int gens, int runs, double *gen_per_s, char *hash,
+                                 struct wgf_err *err)
+{
+    const struct wgf_sim_config *c = wgf_sim_config_of(sim);
+    size_t n = (size_t)c->pop * (size_t)wgf_sim_n_params(sim);
+    float *fit = malloc((size_t)c->pop * sizeof *fit), *snap = malloc(n * sizeof *snap);
+    double t[101];
+    enum wgf_status s = fit && snap ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "sim bench: MPI buffers");
+    if (s == WGF_OK) s = mpi_generation(m, sim, NULL, fit, err); /* warm up */
+    uint32_t gen0 = wgf_sim_generation(sim);
+    if (s == WGF_OK) s = wgf_sim_params_read(sim, snap, err);
+    for (int r = 0; r < runs && s == WGF_OK; r++) {
+        if ((s = wgf_sim_params_write(sim, snap, err)) == WGF_OK) s = wgf_sim_generation_set(sim, gen0, err);
+        if (s == WGF_OK) s = wgf_sim_fitness_read_range(sim, 0, 1, fit, err); /* the writes landed */
+        uint64_t t0 = wgf_now_ns();
+        for (int g = 0; g < gens && s == WGF_OK; g++) s = mpi_generation(m, sim, NULL, fit, err);
+        double mine = (double)(wgf_now_ns() - t0) / 1e9;
+        if (s == WGF_OK && wgf_mpi_max_double(m, mine, &t[r])) s = wgf_fail(err, WGF_ERR_INTERNAL, "time reduction");
+    }
+    if (s == WGF_OK) {
+        for (int i = 1; i < runs; i++) /* insertion sort: a median of <= 101 */
+            for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+                double x = t[j];
+                t[j] = t[j - 1], t[j - 1] = x;
+            }
+        double med = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+        *gen_per_s = gens / med;
+        if (report_hash(m, sim, NULL, "", hash, 17)) s = wgf_fail(err, WGF_ERR_INTERNAL, "the ranks' populations differ");
+    }
+    free(fit), free(snap);
+    return s;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
     const char *workloads = "cartpole", *strategies = "fused,chunked:50,per-step", *pops = "1024", *steps = "0";
-    long gens = 10, runs = 3, hidden = 0, dim = 2000, feedback = -1;
+    long gens = 10, runs = 3, hidden = 0, dim = 2000, feedback = -1, mpi_timeout = 300;
     enum wgf_sim_evolve evolve = WGF_SIM_EVOLVE_AUTO;
-    bool json = false;
+    bool json = false, gather = false;
+    const char *rank_adapters = NULL;
+    char adapter_sel[32];
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(f, "--workload") && a) workloads = a, i++;
@@ -511,7 +692,12 @@ static int cmd_bench(int argc, char **argv)
             }
             i++;
         } else if (!strcmp(f, "--json")) json = true;
-        else if (wgf_cli_is_help(f)) return usage(stdout), 0;
+        else if (!strcmp(f, "--gather")) gather = true;
+        else if (!strcmp(f, "--rank-adapters") && a) rank_adapters = a, i++;
+        else if (!strcmp(f, "--mpi-timeout")) {
+            if (!wgf_cli_parse_long(f, a, 1, 86400, &mpi_timeout)) return 2;
+            i++;
+        } else if (wgf_cli_is_help(f)) return usage(stdout), 0;
         else {
             wgf_cli_error("sim bench: unknown or incomplete flag '%s'", f);
             return 2;
@@ -541,8 +727,20 @@ static int cmd_bench(int argc, char **argv)
         if (!wgf_cli_parse_long("--steps", L[i], 0, 1000000, &tmp)) goto out;
 
     rc = 1;
+    struct wgf_mpi m;
+    int jrc = mpi_join(&m, mpi_timeout, rank_adapters, adapter_sel, sizeof adapter_sel);
+    if (jrc) {
+        if (m.active) wgf_mpi_abort(&m, jrc);
+        rc = jrc;
+        goto out;
+    }
+    if (m.size > 1) gather = true;
+    if (m.rank != 0 && !freopen("/dev/null", "w", stdout)) wgf_mpi_abort(&m, 1);
     wgf_ctx *ctx = NULL;
-    if (open_ctx(&ctx)) goto out;
+    if (open_ctx(&ctx)) {
+        if (m.active) wgf_mpi_abort(&m, 1);
+        goto out;
+    }
     const struct wgf_adapter_desc *ad = wgf_ctx_adapter(ctx);
     char date[32];
     time_t now = time(NULL);
@@ -585,11 +783,25 @@ static int cmd_bench(int argc, char **argv)
                     if (w != WGF_SIM_FINSIM) c.n_feedback = (int)feedback;
                     c.ga.elites = c.pop > 64 ? c.pop / 64 : 1;
                     c.evolve    = evolve;
-                    if (wgf_cli_interrupt_pending()) goto end; /* the rows so far, marked incomplete */
+                    if (!gather && wgf_cli_interrupt_pending()) goto end; /* the rows so far, marked incomplete */
                     wgf_sim *sim = NULL;
                     struct wgf_sim_bench_result r;
+                    char hash[17] = "";
+                    double gps = 0;
+                    if (gather) {
+                        if (c.pop < m.size) {
+                            wgf_cli_error("sim bench: population %d smaller than the %d ranks", c.pop, m.size);
+                            wgf_mpi_abort(&m, 2);
+                        }
+                        wgf_mpi_slice(c.pop, m.size, m.rank, &c.eval_first, &c.eval_count);
+                    }
                     enum wgf_status s = wgf_sim_create(ctx, &c, &sim, &err);
-                    if (s == WGF_OK) s = wgf_sim_bench_run(sim, (int)gens, (int)runs, &r, &err);
+                    if (s == WGF_OK && !gather) s = wgf_sim_bench_run(sim, (int)gens, (int)runs, &r, &err);
+                    if (s == WGF_OK && gather) s = mpi_bench(&m, sim, (int)gens, (int)runs, &gps, hash, &err);
+                    if (s != WGF_OK && m.active) {
+                        wgf_cli_error("rank %d: %s", m.rank, err.msg);
+                        wgf_mpi_abort(&m, 1);
+                    }
                     const struct wgf_sim_config *rc_cfg = sim ? wgf_sim_config_of(sim) : &c;
                     char strat[32];
                     if (!wi->sequential) snprintf(strat, sizeof strat, "n/a");
@@ -603,16 +815,29 @@ static int cmd_bench(int argc, char **argv)
                         if (s == WGF_ERR_DEVICE_LOST) goto end;
                         continue;
                     }
-                    if (json) {
+                    if (gather) { /* gen/s with the fitness gathered over ranks every generation */
+                        if (json)
+                            printf("%s\n  {\"workload\": \"%s\", \"strategy\": \"%s\", \"pop\": %d, \"steps\": %d, "
+                                   "\"params\": %d, \"ranks\": %d, \"gens\": %ld, \"runs\": %ld, \"gen_per_s_gather\": %.4g, "
+                                   "\"pop_hash\": \"%s\"}",
+                                   first ? "" : ",", wi->name, strat, c.pop, L_eff, wgf_sim_n_params(sim), m.size, gens, runs, gps, hash);
+                        else
+                            printf("%-12s %-12s %8d %6d %7d ranks %d: %.2f gen/s (fitness gathered every generation), "
+                                   "population hash %s\n", wi->name, strat, c.pop, L_eff, wgf_sim_n_params(sim), m.size, gps, hash);
+                    } else if (json) {
                         printf("%s\n  {\"workload\": \"%s\", \"strategy\": \"%s\", \"pop\": %d, \"steps\": %d, "
                                "\"params\": %d, \"evolve\": \"%s\", \"dispatches_per_gen\": %d, \"gens\": %d, \"runs\": %ld, "
                                "\"gen_per_s_noreadback\": %.4g, \"gen_per_s_readback\": %.4g, \"eval_per_s\": %.4g, "
                                "\"checksum\": %.9g, \"ref_matched\": %d, \"ref_checked\": %d, "
-                               "\"gpu_ms_reset\": %.4g, \"gpu_ms_episode\": %.4g, \"gpu_ms_evolve\": %.4g}",
+                               "\"gpu_ms_reset\": %.4g, \"gpu_ms_episode\": %.4g, \"gpu_ms_evolve\": %.4g, "
+                               "\"gpu_us_select\": %.4g, \"gpu_us_rank\": %.4g, \"gpu_us_breed\": %.4g, \"profile_reps\": %d, "
+                               "\"bytes_per_genome\": %.0f, \"mean_steps\": %.5g, \"genome_steps_per_s\": %.4g}",
                                first ? "" : ",", wi->name, strat, c.pop, L_eff, wgf_sim_n_params(sim),
                                wgf_sim_evolve_name(wgf_sim_config_of(sim)->evolve), r.dispatches_per_gen, r.gens, runs, r.gen_per_s_noreadback, r.gen_per_s_readback,
                                r.eval_per_s, r.checksum, r.ref_matched, r.ref_checked, r.gpu_ms_reset,
-                               r.gpu_ms_episode, r.gpu_ms_evolve);
+                               r.gpu_ms_episode, r.gpu_ms_evolve, r.gpu_us_evolve_pass[0], r.gpu_us_evolve_pass[1],
+                               r.gpu_us_evolve_pass[2], r.profile_reps, wgf_sim_bytes_per_genome(sim), r.mean_steps,
+                               r.gen_per_s_noreadback * c.pop * r.mean_steps);
                     } else {
                         printf("%-12s %-12s %8d %6d %7d %5d %12.2f %12.2f %12.2f %3d/%-3d %9.3f/%-9.3f\n", wi->name,
                                strat, c.pop, L_eff, wgf_sim_n_params(sim), r.dispatches_per_gen, r.gen_per_s_noreadback,
@@ -633,6 +858,8 @@ end:
         rc = wgf_cli_interrupt_code();
     } else if (json) printf("\n ],\n \"complete\": true}\n");
     wgf_ctx_free(ctx);
+    fflush(stdout);
+    wgf_mpi_finish(&m);
     goto out;
 usage_err:
     wgf_cli_error("%s", err.msg);

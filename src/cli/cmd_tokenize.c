@@ -13,14 +13,18 @@
 static void tokenize_usage(FILE *f)
 {
     fprintf(f, "usage: wgfuse tokenize -m PATH (-p TEXT | --detokenize 1,2,3) [--parse-special] [--no-bos]\n"
+               "       wgfuse tokenize -m PATH --messages FILE.json [--no-generation-prompt] [--text]\n"
+               "                       [--chat-template FILE] [--chat-template-name NAME] [--parse-special]\n"
                "  prints the ids as a JSON array, or the decoded text (special tokens rendered)\n"
+               "  --messages: a conversation [{\"role\": ..., \"content\": ...}] rendered with the model's chat\n"
+               "  template (as transformers' apply_chat_template); --text prints the rendered text instead of ids\n"
                "  PATH: a model directory, a .gguf file, or a tokenizer.json\n");
 }
 
 int wgf_cmd_tokenize(int argc, char **argv)
 {
-    const char *model = NULL, *prompt = NULL, *detok = NULL;
-    bool        parse_special = false, no_bos = false;
+    const char *model = NULL, *prompt = NULL, *detok = NULL, *messages = NULL, *tmpl_file = NULL, *tmpl_name = NULL;
+    bool        parse_special = false, no_bos = false, no_gen = false, as_text = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (wgf_cli_is_help(a)) {
@@ -32,6 +36,16 @@ int wgf_cmd_tokenize(int argc, char **argv)
             if (!(prompt = wgf_cli_flag_value(argc, argv, &i))) return 2;
         } else if (!strcmp(a, "--detokenize")) {
             if (!(detok = wgf_cli_flag_value(argc, argv, &i))) return 2;
+        } else if (!strcmp(a, "--messages")) {
+            if (!(messages = wgf_cli_flag_value(argc, argv, &i))) return 2;
+        } else if (!strcmp(a, "--chat-template")) {
+            if (!(tmpl_file = wgf_cli_flag_value(argc, argv, &i))) return 2;
+        } else if (!strcmp(a, "--chat-template-name")) {
+            if (!(tmpl_name = wgf_cli_flag_value(argc, argv, &i))) return 2;
+        } else if (!strcmp(a, "--no-generation-prompt")) {
+            no_gen = true;
+        } else if (!strcmp(a, "--text")) {
+            as_text = true;
         } else if (!strcmp(a, "--parse-special")) {
             parse_special = true;
         } else if (!strcmp(a, "--no-bos")) {
@@ -41,8 +55,16 @@ int wgf_cmd_tokenize(int argc, char **argv)
             return 2;
         }
     }
-    if (!model || (!prompt && !detok) || (prompt && detok)) {
-        wgf_cli_error("tokenize: need -m PATH and exactly one of -p TEXT / --detokenize IDS");
+    if (!model || (prompt != NULL) + (detok != NULL) + (messages != NULL) != 1) {
+        wgf_cli_error("tokenize: need -m PATH and exactly one of -p TEXT / --detokenize IDS / --messages FILE");
+        return 2;
+    }
+    if (!messages && (no_gen || as_text || tmpl_file || tmpl_name)) {
+        wgf_cli_error("tokenize: --no-generation-prompt, --text, --chat-template and --chat-template-name go with --messages");
+        return 2;
+    }
+    if (messages && no_bos) {
+        wgf_cli_error("tokenize: --no-bos does not go with --messages (the template writes BOS itself)");
         return 2;
     }
     int32_t *ids = NULL;
@@ -60,7 +82,21 @@ int wgf_cmd_tokenize(int argc, char **argv)
         wgf_cli_error("%s: no tokenizer (tokenizer.json / tokenizer.ggml.*)", model);
         goto out;
     }
-    if (detok) {
+    if (messages) {
+        struct wgf_cli_chat co = {.messages = messages, .tmpl_file = tmpl_file, .tmpl_name = tmpl_name,
+                                  .parse_special = parse_special, .gen_prompt = !no_gen};
+        char  *text = NULL;
+        size_t len  = 0;
+        if (wgf_cli_chat_encode(model, tok, NULL, &co, &ids, &n, as_text ? &text : NULL, &len) != 0) goto out;
+        if (as_text) {
+            fwrite(text, 1, len, stdout);
+            free(text);
+        } else {
+            putchar('[');
+            for (size_t i = 0; i < n; i++) printf("%s%d", i ? ", " : "", (int)ids[i]);
+            puts("]");
+        }
+    } else if (detok) {
         char  *text = NULL;
         size_t len  = 0;
         if (wgf_tokenizer_decode(tok, ids, n, true, &text, &len, &err) != WGF_OK) {

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/sim_mpi.h"
 
 #ifndef WGF_VERSION
 #define WGF_VERSION "unknown"
@@ -51,6 +52,7 @@ int wgf_cmd_version(int argc, char **argv)
     printf("commit: %s\n", wgf_build_commit);
     printf("build: %s, %s\n", wgf_build_type, wgf_build_compiler);
     printf("dependencies: %s\n", wgf_build_deps);
+    printf("mpi: %s\n", wgf_mpi_built() ? "yes (mpirun -n R wgfuse sim train|bench)" : "no (one process)");
     /* a bare name ("libwebgpu.so") is searched by the dynamic loader, so "not found" only
      * applies to a path */
     printf("webgpu library: %s (%s%s)\n", path, lib_source(path),

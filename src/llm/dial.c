@@ -159,6 +159,8 @@ static enum wgf_status one_plan(wgf_ctx *ctx, const struct wgf_llm_model *m, con
     }
     if (s) return s;
     row->dispatches = b.dispatches_per_token;
+    if (b.weight_bytes_per_token) row->weight_bytes_per_token = (double)b.weight_bytes_per_token; /* as on the GPU */
+    if (b.weights) row->weights = b.weights;
     progress(o, "dial: %s: check against cpu-ref%s", plan, "");
     if ((s = check(&b, o, seq, ref, got, row, err))) goto out;
     if (!(row->check_err <= row->tolerance)) {

@@ -6,7 +6,10 @@
  * (never zero: zeros can make a kernel look faster than real data would, METHOD.md), norms
  * 1 + small noise, biases small. The numbers produced are meaningless; the bytes moved and
  * the work done per token are those of the real model. Filling is a hash per 4 weights (no
- * float conversion), so a 3.8B-parameter model takes a few seconds. */
+ * float conversion), so a 3.8B-parameter model takes a few seconds. With a quantization
+ * recipe (wgf_llm_model_synth_weights: "Q4_K_M", ...) each matrix gets the type llama.cpp's
+ * mixture rules give it (quantize.c) and random blocks of that type: the bytes per token
+ * and the decoding work of a real file of that recipe, without quantizing anything. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,20 +50,76 @@ static void fill16(uint16_t *d, size_t n, bool bf16, uint64_t *state)
     }
 }
 
-static enum wgf_status mat(struct wgf_llm_model *m, struct wgf_tensor *t, const char *name, int64_t rows, int64_t cols,
-                           enum wgf_dtype dt, uint64_t *state, struct wgf_err *err)
+/* Random blocks of a quantized type: random bytes (quants, sub-block scales and mins, high
+ * bits over their whole ranges), then each block's f16 scale fields set to a random-sign scale
+ * that keeps |w| below ~0.06 (the largest |q * sub-scale| of the type), so activations stay
+ * finite whatever the bytes. */
+static void fill_blocks(uint8_t *b, uint64_t nblk, enum wgf_dtype dt, uint64_t *state)
 {
-    size_t    n = (size_t)rows * (size_t)cols;
-    uint16_t *d = wgf__llm_model_own(m, n * 2);
+    int      bb  = wgf_dtype_block_bytes(dt);
+    uint64_t all = nblk * (uint64_t)bb;
+    for (uint64_t i = 0; i < all; i += 8) {
+        uint64_t r = wgf__splitmix64(state);
+        for (uint64_t j = 0; j < 8 && i + j < all; j++) b[i + j] = (uint8_t)(r >> (8 * j));
+    }
+    /* (offset of d, offset of m / dmin or -1, largest |q * sub-scale|) */
+    int   od = 0, om = -1;
+    float big = 1;
+    switch (dt) {
+    case WGF_DT_Q4_0: big = 8; break;
+    case WGF_DT_Q4_1: om = 2, big = 15; break;
+    case WGF_DT_Q5_0: big = 16; break;
+    case WGF_DT_Q5_1: om = 2, big = 31; break;
+    case WGF_DT_Q8_0: big = 128; break;
+    case WGF_DT_Q2_K: od = 80, om = 82, big = 45; break;
+    case WGF_DT_Q3_K: od = 108, big = 128; break;
+    case WGF_DT_Q4_K: om = 2, big = 945; break;
+    case WGF_DT_Q5_K: om = 2, big = 1953; break;
+    case WGF_DT_Q6_K: od = 208, big = 4096; break;
+    default: break;
+    }
+    for (uint64_t k = 0; k < nblk; k++) {
+        uint8_t *p = b + k * (uint64_t)bb;
+        uint64_t r = wgf__splitmix64(state);
+        float    d = (0.03f + 0.03f * (float)(r & 1023) / 1024.0f) / big;
+        uint16_t h = wgf_f32_to_f16((r >> 10) & 1 ? -d : d);
+        p[od] = (uint8_t)h, p[od + 1] = (uint8_t)(h >> 8);
+        if (om >= 0) { /* a min / dmin of a fraction of the range: the affine types stay centred */
+            uint16_t hm = wgf_f32_to_f16(dt == WGF_DT_Q4_1 || dt == WGF_DT_Q5_1 ? -0.5f * d * big : 0.5f * d);
+            p[om] = (uint8_t)hm, p[om + 1] = (uint8_t)(hm >> 8);
+        }
+    }
+}
+
+/* The matrix type: `dt`, or with a recipe (wgfuse llm quantize's names) llama.cpp's mixture
+ * rule for the matrix's role and layer. */
+struct synth_types {
+    const char    *recipe; /* NULL: every matrix in dt                                       */
+    enum wgf_dtype dt;
+    int            n_layers;
+};
+
+static enum wgf_status mat(struct wgf_llm_model *m, struct wgf_tensor *t, const char *name, int64_t rows, int64_t cols,
+                           const struct synth_types *ty, enum wgf__role role, int layer, uint64_t *state,
+                           struct wgf_err *err)
+{
+    enum wgf_dtype dt = ty->recipe ? wgf__llm_quantize_pick(ty->recipe, false, role, layer, ty->n_layers, cols) : ty->dt;
+    size_t         n  = (size_t)rows * (size_t)cols;
+    uint64_t       nbytes;
+    if (!wgf__dtype_nbytes(dt, n, (uint64_t)cols, &nbytes))
+        return wgf_fail(err, WGF_ERR_INTERNAL, "synthetic model: %s: %s rows of %lld", name, wgf_dtype_str(dt),
+                        (long long)cols);
+    void *d = wgf__llm_model_own(m, (size_t)nbytes);
     if (!d) return wgf_fail(err, WGF_ERR_NOMEM, "synthetic model: %s (%lld x %lld)", name, (long long)rows, (long long)cols);
-    fill16(d, n, dt == WGF_DT_BF16, state);
+    if (dt == WGF_DT_F16 || dt == WGF_DT_BF16) fill16(d, n, dt == WGF_DT_BF16, state);
+    else fill_blocks(d, n / (size_t)wgf_dtype_block_elems(dt), dt, state);
     memset(t, 0, sizeof *t);
     t->dtype    = dt;
     t->n_dims   = 2;
     t->shape[0] = rows;
     t->shape[1] = cols;
     t->data     = d;
-    t->nbytes   = n * 2;
+    t->nbytes   = nbytes;
     snprintf(t->name, sizeof t->name, "%s", name);
     return WGF_OK;
 }
@@ -81,8 +140,28 @@ static enum wgf_status vec(struct wgf_llm_model *m, struct wgf_tensor *t, const 
     return WGF_OK;
 }
 
+static enum wgf_status synth(const char *shape, enum wgf_dtype dtype, const char *recipe, uint64_t seed,
+                             struct wgf_llm_model **out, struct wgf_err *err);
+
 enum wgf_status wgf_llm_model_synth(const char *shape, enum wgf_dtype dtype, uint64_t seed, struct wgf_llm_model **out,
                                     struct wgf_err *err)
+{
+    return synth(shape, dtype, NULL, seed, out, err);
+}
+
+enum wgf_status wgf_llm_model_synth_weights(const char *shape, const char *weights, uint64_t seed,
+                                            struct wgf_llm_model **out, struct wgf_err *err)
+{
+    if (!strcmp(weights, "f16") || !strcmp(weights, "bf16"))
+        return synth(shape, !strcmp(weights, "f16") ? WGF_DT_F16 : WGF_DT_BF16, NULL, seed, out, err);
+    if (wgf__llm_quantize_pick(weights, false, WGF__ROLE_FFN_UP, 0, 1, 256) == WGF_DT_COUNT)
+        return wgf_fail(err, WGF_ERR_ARG, "synthetic model: weights '%s' are not f16, bf16 or a quantization type (%s)",
+                        weights, wgf_llm_quantize_types());
+    return synth(shape, WGF_DT_F16, weights, seed, out, err);
+}
+
+static enum wgf_status synth(const char *shape, enum wgf_dtype dtype, const char *recipe, uint64_t seed,
+                             struct wgf_llm_model **out, struct wgf_err *err)
 {
     *out                        = NULL;
     const struct synth_shape *sh = NULL;
@@ -116,7 +195,7 @@ enum wgf_status wgf_llm_model_synth(const char *shape, enum wgf_dtype dtype, uin
         c->rope_scaling.high_freq_factor = 4.0f;
         c->rope_scaling.original_max_pos = 8192;
     }
-    snprintf(c->source_dtype, sizeof c->source_dtype, "%s", wgf_dtype_str(dtype));
+    snprintf(c->source_dtype, sizeof c->source_dtype, "%s", recipe ? "mixed" : wgf_dtype_str(dtype));
     snprintf(m->path, sizeof m->path, "synthetic:%s", sh->name);
     m->format = WGF_LLM_FORMAT_HF;
 
@@ -127,26 +206,29 @@ enum wgf_status wgf_llm_model_synth(const char *shape, enum wgf_dtype dtype, uin
     wgf_rng_seed(&r, seed);
     const int64_t   D = c->dim, H = c->hidden_dim, V = c->vocab_size, Q = (int64_t)c->n_heads * c->head_dim,
                   KV = (int64_t)c->n_kv_heads * c->head_dim;
+    const struct synth_types ty = {recipe, dtype, c->n_layers};
     enum wgf_status s = W->layers ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "synthetic model: layers");
     char            nm[64];
-    if (!s) s = mat(m, &W->tok_embd, "token_embd.weight", V, D, dtype, &state, err);
+    if (!s)
+        s = mat(m, &W->tok_embd, "token_embd.weight", V, D, &ty, sh->tied ? WGF__ROLE_OUTPUT : WGF__ROLE_TOKEN_EMBD, -1,
+                &state, err);
     if (!s) s = vec(m, &W->out_norm, "output_norm.weight", D, 1.0f, 0.1f, &r, err);
     if (!s) {
         if (sh->tied) W->lm_head = W->tok_embd;
-        else s = mat(m, &W->lm_head, "output.weight", V, D, dtype, &state, err);
+        else s = mat(m, &W->lm_head, "output.weight", V, D, &ty, WGF__ROLE_OUTPUT, -1, &state, err);
     }
     for (int l = 0; l < c->n_layers && !s; l++) {
         struct wgf_layer_weights *L = &W->layers[l];
 #define NM(what) (snprintf(nm, sizeof nm, "blk.%d.%s", l, what), nm)
         if ((s = vec(m, &L->attn_norm, NM("attn_norm.weight"), D, 1.0f, 0.1f, &r, err)) ||
-            (s = mat(m, &L->wq, NM("attn_q.weight"), Q, D, dtype, &state, err)) ||
-            (s = mat(m, &L->wk, NM("attn_k.weight"), KV, D, dtype, &state, err)) ||
-            (s = mat(m, &L->wv, NM("attn_v.weight"), KV, D, dtype, &state, err)) ||
-            (s = mat(m, &L->wo, NM("attn_output.weight"), D, Q, dtype, &state, err)) ||
+            (s = mat(m, &L->wq, NM("attn_q.weight"), Q, D, &ty, WGF__ROLE_ATTN_Q, l, &state, err)) ||
+            (s = mat(m, &L->wk, NM("attn_k.weight"), KV, D, &ty, WGF__ROLE_ATTN_K, l, &state, err)) ||
+            (s = mat(m, &L->wv, NM("attn_v.weight"), KV, D, &ty, WGF__ROLE_ATTN_V, l, &state, err)) ||
+            (s = mat(m, &L->wo, NM("attn_output.weight"), D, Q, &ty, WGF__ROLE_ATTN_OUTPUT, l, &state, err)) ||
             (s = vec(m, &L->ffn_norm, NM("ffn_norm.weight"), D, 1.0f, 0.1f, &r, err)) ||
-            (s = mat(m, &L->w_gate, NM("ffn_gate.weight"), H, D, dtype, &state, err)) ||
-            (s = mat(m, &L->w_up, NM("ffn_up.weight"), H, D, dtype, &state, err)) ||
-            (s = mat(m, &L->w_down, NM("ffn_down.weight"), D, H, dtype, &state, err)))
+            (s = mat(m, &L->w_gate, NM("ffn_gate.weight"), H, D, &ty, WGF__ROLE_FFN_GATE, l, &state, err)) ||
+            (s = mat(m, &L->w_up, NM("ffn_up.weight"), H, D, &ty, WGF__ROLE_FFN_UP, l, &state, err)) ||
+            (s = mat(m, &L->w_down, NM("ffn_down.weight"), D, H, &ty, WGF__ROLE_FFN_DOWN, l, &state, err)))
             break;
         if (sh->bias && ((s = vec(m, &L->bq, NM("attn_q.bias"), Q, 0.0f, 0.05f, &r, err)) ||
                          (s = vec(m, &L->bk, NM("attn_k.bias"), KV, 0.0f, 0.05f, &r, err)) ||

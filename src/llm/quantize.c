@@ -53,6 +53,8 @@ static const struct recipe *find_recipe(const char *s)
     return NULL;
 }
 
+bool wgf_llm_quantize_known(const char *type) { return type && find_recipe(type) != NULL; }
+
 /* llama.cpp's "more bits" layers: the first and last eighth, and every third between */
 static bool more_bits(int i, int n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
 

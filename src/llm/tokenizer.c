@@ -2,6 +2,7 @@
  * detokenizer. Beneath it: the vocabulary (maps, building, id lists) in tokenizer_vocab.c,
  * model-specific merging in tokenizer_bpe.c and tokenizer_spm.c, regex pre-tokenization in
  * tokenizer_pretok.c; file loading in tokenizer_json.c (HF) and tokenizer_spec.c (GGUF). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -353,4 +354,87 @@ enum wgf_status wgf_tokenizer_set_chat_template(struct wgf_tokenizer *t, const c
     free(t->chat_template);
     t->chat_template = c;
     return WGF_OK;
+}
+
+/* ---- the chat template's other inputs ------------------------------------------------------ */
+static const char *meta_get(const struct wgf_tokenizer *t, const char *prefix, const char *name)
+{
+    size_t pl = strlen(prefix);
+    for (size_t i = 0; t && name && i < t->n_chat_meta; i++)
+        if (!strncmp(t->chat_meta[i].key, prefix, pl) && !strcmp(t->chat_meta[i].key + pl, name)) return t->chat_meta[i].val;
+    return NULL;
+}
+
+static enum wgf_status meta_set(struct wgf_tokenizer *t, const char *prefix, const char *name, const char *val, size_t len,
+                                struct wgf_err *err)
+{
+    if (!t || !name || (!val && len)) return wgf_fail(err, WGF_ERR_ARG, "tokenizer: NULL chat metadata");
+    if (len && memchr(val, 0, len)) return wgf_fail(err, WGF_ERR_FORMAT, "%s%s contains a NUL byte", prefix, name);
+    size_t kl = strlen(prefix) + strlen(name) + 1;
+    char  *k = malloc(kl), *v = malloc(len + 1);
+    struct wgf__tok_meta *m = realloc(t->chat_meta, (t->n_chat_meta + 1) * sizeof *m);
+    if (m) t->chat_meta = m;
+    if (!k || !v || !m) {
+        free(k), free(v);
+        return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory for chat metadata");
+    }
+    snprintf(k, kl, "%s%s", prefix, name);
+    if (len) memcpy(v, val, len);
+    v[len] = '\0';
+    for (size_t i = 0; i < t->n_chat_meta; i++)
+        if (!strcmp(t->chat_meta[i].key, k)) { /* replaced */
+            free(t->chat_meta[i].val), free(k);
+            t->chat_meta[i].val = v;
+            return WGF_OK;
+        }
+    t->chat_meta[t->n_chat_meta].key = k, t->chat_meta[t->n_chat_meta].val = v, t->n_chat_meta++;
+    return WGF_OK;
+}
+
+const char *wgf_tokenizer_chat_template_named(const struct wgf_tokenizer *t, const char *name)
+{
+    if (name && !strcmp(name, "default") && t && t->chat_template && t->chat_template[0]) return t->chat_template;
+    return meta_get(t, "template:", name);
+}
+
+size_t wgf_tokenizer_chat_template_count(const struct wgf_tokenizer *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; t && i < t->n_chat_meta; i++) n += !strncmp(t->chat_meta[i].key, "template:", 9);
+    return n;
+}
+
+const char *wgf_tokenizer_chat_template_name(const struct wgf_tokenizer *t, size_t i)
+{
+    for (size_t k = 0; t && k < t->n_chat_meta; k++)
+        if (!strncmp(t->chat_meta[k].key, "template:", 9)) {
+            if (i == 0) return t->chat_meta[k].key + 9;
+            i--;
+        }
+    return NULL;
+}
+
+enum wgf_status wgf_tokenizer_add_chat_template(struct wgf_tokenizer *t, const char *name, const char *text, size_t len,
+                                                struct wgf_err *err)
+{
+    return meta_set(t, "template:", name, text, len, err);
+}
+
+const char *wgf_tokenizer_special_text(const struct wgf_tokenizer *t, const char *key)
+{
+    if (!t || !key) return NULL;
+    const char *v = meta_get(t, "token:", key);
+    if (v || t->special_from_config) return v;
+    /* no tokenizer_config.json (a GGUF file, a bare tokenizer.json): the token's own text */
+    int32_t id = !strcmp(key, "bos_token") ? t->bos : !strcmp(key, "eos_token") ? t->eos
+               : !strcmp(key, "unk_token") ? t->unk : !strcmp(key, "pad_token") ? t->pad : -1;
+    if (id < 0 || (size_t)id >= t->n_vocab || strlen(t->ents[id].dec) != t->ents[id].dec_len) return NULL;
+    return t->ents[id].dec;
+}
+
+enum wgf_status wgf_tokenizer_set_special_text(struct wgf_tokenizer *t, const char *key, const char *text,
+                                               struct wgf_err *err)
+{
+    if (t) t->special_from_config = true;
+    return text ? meta_set(t, "token:", key, text, strlen(text), err) : WGF_OK;
 }

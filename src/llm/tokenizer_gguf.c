@@ -21,12 +21,26 @@
 #include "wgfuse/llm_run.h"
 #include "wgfuse/tokenizer.h"
 
-/* GGUF's tokenizer.chat_template, when the file has one ("" when it is not a plain string). */
+/* GGUF's tokenizer.chat_template, when the file has one ("" when it is not a plain string),
+ * and the named ones llama.cpp's converter writes as tokenizer.chat_template.<name>. */
 static enum wgf_status gguf_chat_template(const struct wgf_gguf *g, struct wgf_tokenizer *tok, struct wgf_err *err)
 {
-    const char *s;
-    size_t      n;
-    if (!tok || wgf_gguf_find(g, "tokenizer.chat_template") < 0) return WGF_OK;
+    const char     *s;
+    size_t          n;
+    enum wgf_status st = WGF_OK;
+    static const char prefix[] = "tokenizer.chat_template.";
+    for (int64_t kv = 0; tok && !st && kv < wgf_gguf_n_kv(g); kv++) {
+        size_t         kl;
+        const char    *key = wgf_gguf_kv_key(g, kv, &kl);
+        char           name[256];
+        struct wgf_err ignored = {0};
+        if (!key || kl <= sizeof prefix - 1 || kl >= sizeof name || strncmp(key, prefix, sizeof prefix - 1) || memchr(key, 0, kl))
+            continue;
+        memcpy(name, key, kl), name[kl] = '\0'; /* keys are not NUL-terminated in the file */
+        if (wgf_gguf_get_str(g, name, &s, &n, &ignored) != WGF_OK || memchr(s, 0, n)) continue;
+        st = wgf_tokenizer_add_chat_template(tok, name + sizeof prefix - 1, s, n, err);
+    }
+    if (st || !tok || wgf_gguf_find(g, "tokenizer.chat_template") < 0) return st;
     struct wgf_err ignored = {0};
     if (wgf_gguf_get_str(g, "tokenizer.chat_template", &s, &n, &ignored) != WGF_OK || memchr(s, 0, n)) s = "", n = 0;
     return wgf_tokenizer_set_chat_template(tok, s, n, err);

@@ -112,6 +112,14 @@ struct wgf_tokenizer {
     struct wgf__added_ac added;
 
     char   *chat_template; /* the model's own Jinja template (owned), NULL when none */
+    /* the chat template's other inputs (tokenizer.c): named templates ("tool_use"...) and
+     * the special-token strings tokenizer_config.json gives (bos_token...), owned */
+    size_t n_chat_meta;
+    struct wgf__tok_meta {
+        char *key; /* "template:<name>" or "token:<bos_token|eos_token|...>" */
+        char *val;
+    } *chat_meta;
+    bool special_from_config; /* tokenizer_config.json was read: only its strings count */
     int32_t bos, eos, unk, pad, eot; /* -1 when absent */
     bool    add_bos;
     bool    add_space_prefix;  /* SPM: "▁" in front of text fragments           */

@@ -355,20 +355,32 @@ static enum wgf_status load_merges(const char *path, json_t *model, struct wgf_t
     return st;
 }
 
-/* tokenizer_config.json's "chat_template": a string, or a list of {"name", "template"} whose
- * "default" entry is the chat template. Present in another form: "" (declared, not read). */
+/* tokenizer_config.json's "chat_template": a string, or a list of {"name", "template"}
+ * (every entry kept by name; "default" is the chat template). A list without "default":
+ * "" (declared, not chosen: --chat-template-name picks one). Also the special-token
+ * strings transformers hands to the template. */
 static enum wgf_status config_chat_template(const char *cfg_path, json_t *cfg, struct wgf_tokenizer *t,
                                            struct wgf_err *err)
 {
+    static const char *const keys[] = {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token",
+                                       "mask_token"};
+    enum wgf_status          st     = WGF_OK;
+    for (size_t i = 0; !st && i < sizeof keys / sizeof keys[0]; i++)
+        st = wgf_tokenizer_set_special_text(t, keys[i], config_token(cfg, keys[i]), err);
     json_t *ct = json_object_get(cfg, "chat_template");
-    if (!ct || json_is_null(ct)) return WGF_OK;
-    for (size_t i = 0; json_is_array(ct) && i < json_array_size(ct); i++) {
-        json_t *e = json_array_get(ct, i);
-        if (json_is_string(json_object_get(e, "name")) && !strcmp(json_string_value(json_object_get(e, "name")), "default"))
-            ct = json_object_get(e, "template");
+    if (st || !ct || json_is_null(ct)) return st;
+    json_t *dflt = json_is_string(ct) ? ct : NULL;
+    for (size_t i = 0; !st && json_is_array(ct) && i < json_array_size(ct); i++) {
+        json_t     *e    = json_array_get(ct, i);
+        const char *name = json_string_value(json_object_get(e, "name"));
+        json_t     *tx   = json_object_get(e, "template");
+        if (!name || !json_is_string(tx))
+            return wgf_fail(err, WGF_ERR_FORMAT, "%s: chat_template[%zu] is not {\"name\": ..., \"template\": \"...\"}", cfg_path, i);
+        if (!strcmp(name, "default")) dflt = tx;
+        st = wgf_tokenizer_add_chat_template(t, name, json_string_value(tx), json_string_length(tx), err);
     }
-    enum wgf_status st = json_is_string(ct) ? wgf_tokenizer_set_chat_template(t, json_string_value(ct), json_string_length(ct), err)
-                                            : wgf_tokenizer_set_chat_template(t, "", 0, err);
+    if (!st) st = dflt ? wgf_tokenizer_set_chat_template(t, json_string_value(dflt), json_string_length(dflt), err)
+                       : wgf_tokenizer_set_chat_template(t, "", 0, err);
     return st ? wgf_err_prefix(err, "%s: chat_template", cfg_path), st : WGF_OK;
 }
 

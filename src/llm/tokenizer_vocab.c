@@ -410,6 +410,8 @@ void wgf_tokenizer_free(struct wgf_tokenizer *t)
     wgf__added_free(&t->added);
     wgf__pretok_free(t);
     free(t->chat_template);
+    for (size_t i = 0; i < t->n_chat_meta; i++) free(t->chat_meta[i].key), free(t->chat_meta[i].val);
+    free(t->chat_meta);
     free(t);
 }
 

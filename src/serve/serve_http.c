@@ -795,7 +795,7 @@ enum wgf_status wgf_serve_start(const struct wgf_serve_config *cfg, struct wgf_s
     if (!s->cfg.timeout_s) s->cfg.timeout_s = WGF_SERVE_DEFAULT_TIMEOUT_S;
     if (!s->cfg.read_timeout_s) s->cfg.read_timeout_s = WGF_SERVE_DEFAULT_READ_S;
     s->max_tokens = cfg->max_tokens && cfg->max_tokens < s->n_ctx ? cfg->max_tokens : s->n_ctx;
-    s->pc         = (struct serve_prompt_cfg){.tok = cfg->tok, .chat_template = cfg->chat_template,
+    s->pc         = (struct serve_prompt_cfg){.tok = cfg->tok, .chat = cfg->chat,
                                               .n_vocab = cfg->backend->n_vocab,
                                               .max_prompt = cfg->max_prompt_tokens && cfg->max_prompt_tokens < s->n_ctx
                                                                 ? cfg->max_prompt_tokens

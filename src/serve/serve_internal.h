@@ -154,7 +154,7 @@ void serve_log(void (*log)(void *, const char *), void *user, const char *fmt, .
 
 struct serve_prompt_cfg {
     const struct wgf_tokenizer *tok;
-    enum wgf_chat_template      chat_template;
+    const struct wgf_chat      *chat;         /* NULL: no template                        */
     uint32_t                    n_vocab;      /* the model's                              */
     uint32_t                    max_prompt;   /* longer -> 422                            */
 };

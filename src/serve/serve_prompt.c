@@ -4,40 +4,41 @@
  * the tokenizer wants one, control tokens in the text stay text), or the ids are taken as
  * given (each checked against the model's vocabulary).
  *
- * Chat: messages -> the model's chat template. chat_render() below is the one place that
- * decides how; it uses the built-in template families of chat_template.h, which render one
- * system and one user turn: the first message when it is a system (or developer) message,
- * and the last message, which must be the user's. Earlier turns are not rendered until the
- * Jinja chat-template engine (include/wgfuse/chat.h) replaces this function. With the same
- * system text and user text this is exactly what `wgfuse run --system S -p U` encodes. */
+ * Chat: the whole conversation goes through the server's chat template (wgf_chat_encode,
+ * opened once at startup and shared by every connection thread), with the generation prompt
+ * added: exactly what `wgfuse run --messages FILE` encodes for the same messages. "developer"
+ * is OpenAI's newer name for "system" and is given to the template as "system"; any other
+ * role goes to the template as it is, and the template decides (its raise_exception, e.g.
+ * roles that do not alternate, is a 400 carrying the template's message). Message text never
+ * becomes control tokens. Without a template (--no-template, or a model that ships none and
+ * fits no built-in one) a chat request must be one user message, encoded as it is. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "serve/serve_internal.h"
+#include "wgfuse/chat.h"
 #include "wgfuse/tokenizer.h"
 
-static int chat_render(const struct serve_prompt_cfg *c, const struct serve_request *r, int32_t **ids, size_t *n,
+static int chat_encode(const struct serve_prompt_cfg *c, const struct serve_request *r, int32_t **ids, size_t *n,
                        struct serve_error *e)
 {
-    const struct serve_msg *last = &r->msgs[r->n_msgs - 1];
-    if (strcmp(last->role, "user"))
-        return serve_error_set(e, 400, "messages", "the last message must be the user's (role \"user\"), not \"%s\"",
-                               last->role);
-    char *system = NULL;
-    if (r->n_msgs > 1 && (!strcmp(r->msgs[0].role, "system") || !strcmp(r->msgs[0].role, "developer"))) {
-        system = malloc(r->msgs[0].len + 1);
-        if (!system) return serve_error_set(e, 500, NULL, "out of memory");
-        memcpy(system, r->msgs[0].content, r->msgs[0].len);
-        system[r->msgs[0].len] = 0;
-    }
     struct wgf_err  err = {0};
     enum wgf_status st;
-    if (c->chat_template != WGF_CHAT_NONE)
-        st = wgf_chat_template_encode_n(c->tok, c->chat_template, system, last->content, last->len, WGF_TOK_ADD_BOS,
-                                        ids, n, &err);
-    else
-        st = wgf_tokenizer_encode_ex(c->tok, last->content, last->len, WGF_TOK_ADD_BOS, ids, n, &err);
-    free(system);
+    if (!c->chat) {
+        if (r->n_msgs != 1 || strcmp(r->msgs[0].role, "user"))
+            return serve_error_set(e, 400, "messages",
+                                   "this server has no chat template (--no-template, or the model ships none): a chat "
+                                   "request must be one user message (/v1/completions takes raw text)");
+        st = wgf_tokenizer_encode_ex(c->tok, r->msgs[0].content, r->msgs[0].len, WGF_TOK_ADD_BOS, ids, n, &err);
+    } else {
+        struct wgf_chat_msg *msgs = malloc(r->n_msgs * sizeof *msgs);
+        if (!msgs) return serve_error_set(e, 500, NULL, "out of memory");
+        for (size_t i = 0; i < r->n_msgs; i++)
+            msgs[i] = (struct wgf_chat_msg){!strcmp(r->msgs[i].role, "developer") ? "system" : r->msgs[i].role,
+                                            r->msgs[i].content, r->msgs[i].len};
+        st = wgf_chat_encode(c->chat, msgs, r->n_msgs, true, ids, n, &err);
+        free(msgs);
+    }
     if (st == WGF_ERR_NOMEM || st == WGF_ERR_INTERNAL) return serve_error_set(e, 500, NULL, "chat template: %s", err.msg);
     if (st) return serve_error_set(e, 400, "messages", "chat template: %s", err.msg);
     return 0;
@@ -50,7 +51,7 @@ int serve_prompt_ids(const struct serve_prompt_cfg *c, const struct serve_reques
     size_t n   = 0;
     int    rc  = 0;
     if (r->kind == SERVE_CHAT) {
-        rc = chat_render(c, r, ids, &n, e);
+        rc = chat_encode(c, r, ids, &n, e);
     } else if (r->ids) {
         for (size_t i = 0; i < r->n_ids; i++)
             if ((uint32_t)r->ids[i] >= c->n_vocab)

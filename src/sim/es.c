@@ -111,33 +111,53 @@ void wgf_sim_es_free(wgf_sim_es *es)
     free(es);
 }
 
-enum wgf_status wgf_sim_es_generations(wgf_sim_es *es, int n, struct wgf_err *err)
+/* The first half of an ES generation: sample the population around theta, then evaluate. */
+static enum wgf_status record_sample_evaluate(wgf_sim_es *es, wgf_recorder *r, struct wgf_err *err)
+{
+    wgf_sim *sim    = es->sim;
+    uint32_t nx_pop = (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
+    enum wgf_status s = wgf_recorder_dispatch(r, es->pipe[0], es->bg[0][sim->parity], nx_pop, 1, 1);
+    if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "ES sample");
+    return wgf__sim_record_evaluate(sim, r, err);
+}
+
+/* The second half: centered ranks of the fitness, Adam update of theta; the counter advances. */
+static enum wgf_status record_update(wgf_sim_es *es, wgf_recorder *r, struct wgf_err *err)
+{
+    wgf_sim *sim    = es->sim;
+    int      p      = sim->parity;
+    uint32_t nx_pop = (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
+    uint32_t nx_par = (uint32_t)((sim->n_params + WGF_SIM_WG - 1) / WGF_SIM_WG);
+    enum wgf_status s = wgf_recorder_dispatch(r, es->pipe[1], es->bg[1][p], nx_pop, 1, 1);
+    if (s == WGF_OK) s = wgf_recorder_dispatch(r, es->pipe[2], es->bg[2][p], nx_par, 1, 1);
+    if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "ES update");
+    sim->parity = !p;
+    sim->gen++;
+    return WGF_OK;
+}
+
+/* n generations, or (halves 1 / 2) one half of one, in one submit. */
+static enum wgf_status es_submit(wgf_sim_es *es, int n, int halves, struct wgf_err *err)
 {
     wgf_sim      *sim = es->sim;
-    uint32_t      nx_pop = (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
-    uint32_t      nx_par = (uint32_t)((sim->n_params + WGF_SIM_WG - 1) / WGF_SIM_WG);
-    wgf_recorder *r      = NULL;
-    enum wgf_status s    = wgf_recorder_begin(sim->ctx, "sim_es.generations", NULL, &r);
+    wgf_recorder *r   = NULL;
+    enum wgf_status s = wgf_recorder_begin(sim->ctx, "sim_es.generations", NULL, &r);
     if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "ES generations");
     for (int i = 0; i < n && s == WGF_OK; i++) {
-        int p = sim->parity;
-        if ((s = wgf_recorder_dispatch(r, es->pipe[0], es->bg[0][p], nx_pop, 1, 1)) != WGF_OK) break;
-        if ((s = wgf__sim_record_evaluate(sim, r, err)) != WGF_OK) {
-            wgf_recorder_abandon(r);
-            return s;
-        }
-        if ((s = wgf_recorder_dispatch(r, es->pipe[1], es->bg[1][p], nx_pop, 1, 1)) != WGF_OK) break;
-        if ((s = wgf_recorder_dispatch(r, es->pipe[2], es->bg[2][p], nx_par, 1, 1)) != WGF_OK) break;
-        sim->parity = !p;
-        sim->gen++;
+        if (halves & 1) s = record_sample_evaluate(es, r, err);
+        if (s == WGF_OK && (halves & 2)) s = record_update(es, r, err);
     }
     if (s != WGF_OK) {
         wgf_recorder_abandon(r);
-        return wgf__sim_gpu_fail(sim, err, s, "ES generation");
+        return s;
     }
     if ((s = wgf_recorder_submit(r)) != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "ES submit");
     return WGF_OK;
 }
+
+enum wgf_status wgf_sim_es_generations(wgf_sim_es *es, int n, struct wgf_err *err) { return es_submit(es, n, 3, err); }
+enum wgf_status wgf_sim_es_sample_evaluate(wgf_sim_es *es, struct wgf_err *err) { return es_submit(es, 1, 1, err); }
+enum wgf_status wgf_sim_es_update(wgf_sim_es *es, struct wgf_err *err) { return es_submit(es, 1, 2, err); }
 
 enum wgf_status wgf_sim_es_theta_read(wgf_sim_es *es, float *theta, struct wgf_err *err)
 {

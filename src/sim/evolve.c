@@ -10,8 +10,9 @@
  *   evolve_select  a thread per genome: its two tournaments and RNG stream -> sel; per
  *                  block of TOP_WG genomes, the block's best min(elites, TOP_WG) in order
  *                  -> cand
- *   evolve_rank    a thread per candidate: global rank by binary searches in the other
- *                  blocks' sorted lists -> elite (skipped when there is one block)
+ *   evolve_rank    lanes per candidate (one per other block's list): global rank by
+ *                  binary searches in the other blocks' sorted lists, summed in workgroup
+ *                  memory -> elite (skipped when there is one block)
  *   evolve_breed   a workgroup per child slot: elite copy or crossover + mutation, lanes over
  *                  parameters (coalesced rows); advances the generation counter
  * Why: the one-dispatch kernels (evolve.wgsl, a thread per genome; evolve_wide.wgsl, a
@@ -63,9 +64,13 @@ static enum wgf_status split_init(wgf_sim *sim, const char *prelude, struct wgf_
     bool rank          = sim->evolve_blocks > 1 && E > 0;
     sim->evolve_dispatches = rank ? 3 : 2;
     uint64_t ncand = (uint64_t)sim->evolve_blocks * (uint64_t)sim->evolve_cand;
-    struct wgf_constant k[2] = {{"CE", sim->evolve_cand}, {"NB", sim->evolve_blocks}};
+    /* evolve_rank: lanes per candidate, the power of two >= the blocks (at most TOP_WG) */
+    int lpc = 1;
+    while (lpc < sim->evolve_blocks && lpc < WGF_SIM_TOP_WG) lpc <<= 1;
+    sim->evolve_lpc = lpc;
+    struct wgf_constant k[3] = {{"CE", sim->evolve_cand}, {"NB", sim->evolve_blocks}, {"LPC", lpc}};
     enum wgf_status s = make_pipe(sim, WGF_KERNEL_EVOLVE_SELECT, prelude, k, 1, &sim->evolve_pass[0], err);
-    if (s == WGF_OK && rank) s = make_pipe(sim, WGF_KERNEL_EVOLVE_RANK, prelude, k, 2, &sim->evolve_pass[1], err);
+    if (s == WGF_OK && rank) s = make_pipe(sim, WGF_KERNEL_EVOLVE_RANK, prelude, k, 3, &sim->evolve_pass[1], err);
     if (s == WGF_OK) s = make_pipe(sim, WGF_KERNEL_EVOLVE_BREED, prelude, NULL, 0, &sim->evolve_pass[2], err);
     if (s == WGF_OK) s = make_buf(sim, "sim.sel", (uint64_t)pop * 16u, &sim->sel, err);
     if (s == WGF_OK) s = make_buf(sim, "sim.cand_idx", ncand * 4u, &sim->cand_idx, err);
@@ -116,7 +121,9 @@ enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
     return s;
 }
 
-enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err)
+/* pass_each: end the compute pass after every dispatch, so a timer attached to r times each
+ * evolve pass on its own (the bench's profile); otherwise all go into the current pass. */
+static enum wgf_status record_evolve(wgf_sim *sim, wgf_recorder *r, bool pass_each, struct wgf_err *err)
 {
     const int p = sim->parity;
     enum wgf_status s;
@@ -130,9 +137,13 @@ enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf
         uint32_t ncand = (uint32_t)sim->evolve_blocks * (uint32_t)sim->evolve_cand;
         fail = sim->evolve_pass[0];
         s    = wgf_recorder_dispatch(r, sim->evolve_pass[0], sim->select_bg[p], (uint32_t)sim->evolve_blocks, 1, 1);
+        if (s == WGF_OK && pass_each) s = wgf_recorder_end_pass(r);
         if (s == WGF_OK && sim->rank_bg) {
             fail = sim->evolve_pass[1];
-            s    = wgf_recorder_dispatch(r, sim->evolve_pass[1], sim->rank_bg, (ncand + WGF_SIM_TOP_WG - 1) / WGF_SIM_TOP_WG, 1, 1);
+            uint32_t per_wg = (uint32_t)(WGF_SIM_TOP_WG / sim->evolve_lpc); /* candidates per workgroup */
+            uint32_t groups = (ncand + per_wg - 1) / per_wg, gx = groups < 65535u ? groups : 65535u;
+            s = wgf_recorder_dispatch(r, sim->evolve_pass[1], sim->rank_bg, gx, (groups + gx - 1) / gx, 1);
+            if (s == WGF_OK && pass_each) s = wgf_recorder_end_pass(r);
         }
         if (s == WGF_OK) {
             fail = sim->evolve_pass[2];
@@ -143,6 +154,16 @@ enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf
     sim->parity = !sim->parity;
     sim->gen++;
     return WGF_OK;
+}
+
+enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err)
+{
+    return record_evolve(sim, r, false, err);
+}
+
+enum wgf_status wgf__sim_record_evolve_passes(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err)
+{
+    return record_evolve(sim, r, true, err);
 }
 
 enum wgf_status wgf_sim_evolve(wgf_sim *sim, struct wgf_err *err)

@@ -72,6 +72,10 @@ static enum wgf_status check_config(wgf_ctx *ctx, struct wgf_sim_config *c, stru
         return wgf_fail(err, WGF_ERR_ARG, "sim: %d fed-back outputs (0..4; finsim: 2)", c->n_feedback);
     if (c->workload == WGF_SIM_FINSIM && c->hidden != 16)
         return wgf_fail(err, WGF_ERR_ARG, "sim: finsim's policy is 8-16-6 (hidden %d given)", c->hidden);
+    if (c->eval_count == 0 && c->eval_first == 0) c->eval_count = c->pop;
+    if (c->eval_first < 0 || c->eval_count < 1 || c->eval_first > c->pop - c->eval_count)
+        return wgf_fail(err, WGF_ERR_ARG, "sim: evaluated genomes %d .. %d outside the population of %d", c->eval_first,
+                        c->eval_first + c->eval_count - 1, c->pop);
     if (c->evolve < WGF_SIM_EVOLVE_AUTO || c->evolve > WGF_SIM_EVOLVE_SPLIT)
         return wgf_fail(err, WGF_ERR_ARG, "sim: evolve %d (-1 auto, 0 thread, 1 wide, 2 split)", (int)c->evolve);
     if (c->evolve == WGF_SIM_EVOLVE_WIDE && c->pop > 65535)
@@ -79,8 +83,8 @@ static enum wgf_status check_config(wgf_ctx *ctx, struct wgf_sim_config *c, stru
     if (c->workload == WGF_SIM_RASTRIGIN && (c->dim < 1 || c->dim > 1000000))
         return wgf_fail(err, WGF_ERR_ARG, "sim: Rastrigin dimension %d out of range", c->dim);
     if (c->strategy == WGF_SIM_CHUNKED && c->chunk < 1) return wgf_fail(err, WGF_ERR_ARG, "sim: chunk %d < 1", c->chunk);
-    if (c->strategy == WGF_SIM_FUSED_WIDE && (c->workload == WGF_SIM_FINSIM || c->workload == WGF_SIM_RASTRIGIN))
-        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "sim: fused-wide is for classic control (cartpole, acrobot, mountaincar)");
+    if (c->strategy == WGF_SIM_FUSED_WIDE && c->workload == WGF_SIM_RASTRIGIN)
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "sim: fused-wide is for sequential workloads (not rastrigin)");
     if (c->ga.elites < 0 || c->ga.elites >= c->pop || c->ga.tournament < 1 || c->ga.tournament > 64 ||
         !(c->ga.mut_rate >= 0 && c->ga.mut_rate <= 1) || !(c->ga.mut_sigma >= 0))
         return wgf_fail(err, WGF_ERR_ARG, "sim: GA settings: elites %d (0..pop-1), tournament %d (1..64), rate %g, sigma %g",
@@ -192,6 +196,23 @@ int wgf_sim_dispatches_per_generation(const wgf_sim *sim)
 {
     return (sim->reset ? 1 : 0) + sim->n_chunks + sim->evolve_dispatches;
 }
+
+enum wgf_status wgf_sim_fitness_read_range(wgf_sim *sim, int first, int n, float *fitness, struct wgf_err *err)
+{
+    if (first < 0 || n < 1 || first > sim->cfg.pop - n)
+        return wgf_fail(err, WGF_ERR_ARG, "sim: fitness %d .. %d of %d genomes", first, first + n - 1, sim->cfg.pop);
+    enum wgf_status s = wgf_buffer_read(sim->ctx, sim->fitness, (uint64_t)first * 4u, fitness, (size_t)n * sizeof(float));
+    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, "fitness read");
+}
+
+enum wgf_status wgf_sim_fitness_write(wgf_sim *sim, const float *fitness, struct wgf_err *err)
+{
+    enum wgf_status s = wgf_buffer_write(sim->ctx, sim->fitness, 0, fitness, (size_t)sim->cfg.pop * sizeof(float));
+    return s == WGF_OK ? WGF_OK : wgf__sim_gpu_fail(sim, err, s, "fitness write");
+}
+
+uint64_t wgf_sim_gpu_bytes(const wgf_sim *sim) { return sim->gpu_bytes; }
+double   wgf_sim_bytes_per_genome(const wgf_sim *sim) { return (double)sim->gpu_bytes / (double)sim->cfg.pop; }
 
 enum wgf_status wgf_sim_params_write(wgf_sim *sim, const float *params, struct wgf_err *err)
 {

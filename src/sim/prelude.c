@@ -29,10 +29,12 @@ void wgf__sim_prelude(const wgf_sim *sim, char *buf, size_t cap)
              "const WG: u32 = %du;         // threads per workgroup\n"
              "const LANES: u32 = %du;      // fused-wide: lanes per genome, pow2 >= N_HID\n"
              "const GPW: u32 = %du;        // fused-wide: genomes per workgroup, WG / LANES\n"
-             "const TOP_WG: u32 = %du;     // evolve_select / evolve_rank: genomes per block\n",
+             "const TOP_WG: u32 = %du;     // evolve_select / evolve_rank: genomes per block\n"
+             "const G0: u32 = %du;         // first genome this process evaluates (MPI: its slice)\n"
+             "const GN: u32 = %du;         // genomes it evaluates: G0 .. G0 + GN - 1\n",
              wi->name, c->pop, c->pop, sim->n_params, p->n_in ? p->n_in : 1, p->n_hidden ? p->n_hidden : 1,
              p->n_out ? p->n_out : 1, wi->n_obs, wi->n_actions, p->n_feedback, c->max_steps, sim->stride, WGF_SIM_WG,
-             wgf__sim_lanes(p->n_hidden), WGF_SIM_WG / wgf__sim_lanes(p->n_hidden), WGF_SIM_TOP_WG);
+             wgf__sim_lanes(p->n_hidden), WGF_SIM_WG / wgf__sim_lanes(p->n_hidden), WGF_SIM_TOP_WG, c->eval_first, c->eval_count);
 }
 
 /* prelude consts + the given run-time fragments, in order, into a malloc'd string; the

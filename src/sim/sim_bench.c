@@ -16,9 +16,10 @@
  *        readback     gens x (one generation submit + fitness read, as a training loop)
  *        evaluation   gens x (reset + episode) in one submit, then wait (no evolve)
  *   gen/s = gens / wall seconds (host clock around submit and wait).
- *   4. profile (WGF_GPU_PROFILE builds, devices with timestamp-query): one more generation
- *      recorded as three passes, reset | episode | evolve, timed by GPU timestamps: where the
- *      time of a generation goes, apart from submit and wait.
+ *   4. profile (WGF_GPU_PROFILE builds, devices with timestamp-query): up to 9 more
+ *      generations recorded as passes, reset | episode | evolve (every other one with the
+ *      split evolve's select | rank | breed in passes of their own), timed by GPU timestamps:
+ *      where the time of a generation goes, apart from submit and wait (medians).
  *   A generation = evaluate + evolve over the whole population (docs/sim.md). */
 #include <math.h>
 #include <stdlib.h>
@@ -64,6 +65,25 @@ static enum wgf_status verify(wgf_sim *sim, struct wgf_sim_bench_result *res, st
         sum += fit[g];
     }
     res->checksum = sum;
+    res->mean_steps = 1;
+    if (sim->stride) { /* the steps each genome took: word `at + 1` of its state record */
+        int    at  = sim->cfg.workload == WGF_SIM_FINSIM ? 49 : 9;
+        size_t nst = (size_t)pop * (size_t)sim->stride;
+        float *st  = malloc(nst * 4);
+        if (!st) {
+            s = wgf_fail(err, WGF_ERR_NOMEM, "sim bench: state read");
+            goto out;
+        }
+        if ((s = wgf_buffer_read(sim->ctx, sim->state_buf[sim->state_parity], 0, st, nst * 4)) != WGF_OK) {
+            free(st);
+            s = wgf__sim_gpu_fail(sim, err, s, "state read");
+            goto out;
+        }
+        double steps = 0;
+        for (int g = 0; g < pop; g++) steps += st[(size_t)g * (size_t)sim->stride + (size_t)at];
+        res->mean_steps = steps / pop;
+        free(st);
+    }
     if (bad) {
         s = wgf_fail(err, WGF_ERR_INTERNAL, "sim bench: %d of %d fitness values unwritten or not finite", bad, pop);
         goto out;
@@ -93,38 +113,65 @@ out:
 }
 
 /* Step 4: GPU time of reset, episode and evolve (-1 when unavailable; never fails the
- * bench, the timings above stand on their own). */
+ * bench, the timings above stand on their own). Up to PROFILE_REPS generations, each recorded
+ * as passes reset | episode | evolve; odd repetitions put each evolve dispatch in its own pass
+ * (select | rank | breed), so the evolve's time is known both as one pass (what a generation
+ * pays, dispatch boundaries included) and per kernel. Medians; the repetitions stop early
+ * once they have taken PROFILE_BUDGET_MS of GPU time (long episodes). */
+#define PROFILE_REPS      9
+#define PROFILE_BUDGET_MS 2000.0
 static void profile(wgf_sim *sim, struct wgf_sim_bench_result *out)
 {
     out->gpu_ms_reset = out->gpu_ms_episode = out->gpu_ms_evolve = -1;
+    for (int i = 0; i < 3; i++) out->gpu_us_evolve_pass[i] = -1;
+    out->profile_reps = 0;
 #ifdef WGF_GPU_PROFILE
-    wgf_timer    *t = NULL;
-    wgf_recorder *r = NULL;
-    struct wgf_err err = {0};
-    uint32_t      nx = (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
-    double        ns[3] = {0};
-    uint32_t      n = 0;
-    if (wgf_timer_create(sim->ctx, "sim.profile", 3, &t) != WGF_OK) return;
-    enum wgf_status s = wgf_recorder_begin(sim->ctx, "sim.profile", t, &r);
-    if (s == WGF_OK && sim->reset) {
-        s = wgf_recorder_dispatch(r, sim->reset, sim->reset_bg[sim->parity], nx, 1, 1);
+    uint32_t nx = (uint32_t)((sim->cfg.eval_count + WGF_SIM_WG - 1) / WGF_SIM_WG);
+    double   v_reset[PROFILE_REPS], v_ep[PROFILE_REPS], v_evo[PROFILE_REPS], v_pass[3][PROFILE_REPS], spent = 0;
+    int      n_whole = 0, n_split = 0, n_rank = 0;
+    for (int rep = 0; rep < PROFILE_REPS && spent < PROFILE_BUDGET_MS; rep++) {
+        bool           each = rep % 2 == 1 && sim->cfg.evolve == WGF_SIM_EVOLVE_SPLIT;
+        wgf_timer     *t    = NULL;
+        wgf_recorder  *r    = NULL;
+        struct wgf_err err  = {0};
+        double         ns[6] = {0};
+        uint32_t       n     = 0;
+        if (wgf_timer_create(sim->ctx, "sim.profile", 6, &t) != WGF_OK) return;
+        enum wgf_status s = wgf_recorder_begin(sim->ctx, "sim.profile", t, &r);
+        if (s == WGF_OK && sim->reset) {
+            s = wgf_recorder_dispatch(r, sim->reset, sim->reset_bg[sim->parity], nx, 1, 1);
+            if (s == WGF_OK) s = wgf_recorder_end_pass(r);
+        }
+        for (int c = 0; c < sim->n_chunks && s == WGF_OK; c++)
+            s = wgf_recorder_dispatch(r, sim->step, sim->step_bg[sim->parity][c & 1], sim->step_groups, sim->step_groups_y, 1);
         if (s == WGF_OK) s = wgf_recorder_end_pass(r);
+        if (s == WGF_OK) s = each ? wgf__sim_record_evolve_passes(sim, r, &err) : wgf__sim_record_evolve(sim, r, &err);
+        if (s == WGF_OK) s = wgf_recorder_end_pass(r);
+        if (s == WGF_OK) s = wgf_recorder_submit(r);
+        else if (r) wgf_recorder_abandon(r);
+        if (s == WGF_OK) s = wgf_timer_read(sim->ctx, t, ns, 6, &n);
+        wgf_timer_free(t);
+        int first = sim->reset ? 1 : 0, evo = sim->cfg.evolve == WGF_SIM_EVOLVE_SPLIT && each ? sim->evolve_dispatches : 1;
+        if (s != WGF_OK || n != (uint32_t)(first + 1 + evo)) return;
+        spent += (ns[first] + ns[first + 1]) / 1e6;
+        if (sim->reset) v_reset[n_whole + n_split] = ns[0] / 1e6;
+        v_ep[n_whole + n_split] = ns[first] / 1e6;
+        if (!each) {
+            v_evo[n_whole++] = ns[first + 1] / 1e6;
+        } else {
+            v_pass[0][n_split] = ns[first + 1] / 1e3;
+            if (sim->rank_bg) v_pass[1][n_rank++] = ns[first + 2] / 1e3;
+            v_pass[2][n_split++] = ns[first + evo] / 1e3;
+        }
     }
-    for (int c = 0; c < sim->n_chunks && s == WGF_OK; c++)
-        s = wgf_recorder_dispatch(r, sim->step, sim->step_bg[sim->parity][c & 1], sim->step_groups, 1, 1);
-    if (s == WGF_OK) s = wgf_recorder_end_pass(r);
-    if (s == WGF_OK) s = wgf__sim_record_evolve(sim, r, &err);
-    if (s == WGF_OK) s = wgf_recorder_end_pass(r);
-    if (s == WGF_OK) s = wgf_recorder_submit(r);
-    else if (r) wgf_recorder_abandon(r);
-    if (s == WGF_OK) s = wgf_timer_read(sim->ctx, t, ns, 3, &n);
-    if (s == WGF_OK && n == (sim->reset ? 3u : 2u)) {
-        int i = 0;
-        if (sim->reset) out->gpu_ms_reset = ns[i++] / 1e6;
-        out->gpu_ms_episode = ns[i++] / 1e6;
-        out->gpu_ms_evolve  = ns[i] / 1e6;
-    }
-    wgf_timer_free(t);
+    int n_all = n_whole + n_split;
+    if (!n_all || !n_whole) return;
+    if (sim->reset) out->gpu_ms_reset = median(v_reset, n_all);
+    out->gpu_ms_episode = median(v_ep, n_all);
+    out->gpu_ms_evolve  = median(v_evo, n_whole);
+    if (n_split) out->gpu_us_evolve_pass[0] = median(v_pass[0], n_split), out->gpu_us_evolve_pass[2] = median(v_pass[2], n_split);
+    if (n_rank) out->gpu_us_evolve_pass[1] = median(v_pass[1], n_rank);
+    out->profile_reps = n_all;
 #else
     (void)sim;
 #endif

@@ -15,6 +15,7 @@ enum wgf_status wgf__sim_buffer(wgf_sim *sim, const char *label, uint64_t size, 
 {
     enum wgf_status s = wgf_buffer_create(sim->ctx, label, size, usage, out);
     if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, label);
+    sim->gpu_bytes += size;
     return WGF_OK;
 }
 

@@ -51,11 +51,13 @@ struct wgf_sim {
     int                   n_params;     /* per genome                                       */
     int                   stride;       /* f32 words per state record                       */
     int                   n_chunks;     /* episode dispatches per evaluation                */
-    uint32_t              step_groups;  /* workgroups of one episode dispatch               */
+    uint32_t              step_groups;  /* workgroups of one episode dispatch (x)           */
+    uint32_t              step_groups_y; /* ... and y (fused-wide past 65,535 workgroups)   */
     uint32_t              gen;          /* host mirror of ctl[parity][0]                    */
     int                   parity;       /* params[parity] / ctl[parity] hold the population */
     int                   state_parity; /* state_buf[] the last episode dispatch wrote      */
     struct wgf_sim_market market;       /* finsim only                                      */
+    uint64_t              gpu_bytes;    /* every buffer of the sim (wgf__sim_buffer)        */
 
     wgf_buffer *params[2];     /* (pop, n_params) f32; ping-pong across evolve            */
     wgf_buffer *fitness;       /* (pop) f32, the last evaluation's returns                */
@@ -81,6 +83,7 @@ struct wgf_sim {
     wgf_bind_group *breed_bg[2];     /* [params parity]                                   */
     int             evolve_blocks;   /* split evolve: ceil(pop / WGF_SIM_TOP_WG)          */
     int             evolve_cand;     /* candidates per block: min(elites, TOP_WG)         */
+    int             evolve_lpc;      /* evolve_rank: lanes per candidate                  */
     int             evolve_dispatches; /* per generation: 1 (legacy), 2 or 3 (split)       */
 };
 
@@ -108,6 +111,9 @@ enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err);
 /* Record one generation's evaluation (reset + episode dispatches) / its evolve dispatches. */
 enum wgf_status wgf__sim_record_evaluate(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
 enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
+/* The same evolve with the compute pass ended after each dispatch but the last (the split's
+ * select | rank | breed each in its own pass, for a timer; the caller ends the last one). */
+enum wgf_status wgf__sim_record_evolve_passes(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
 /* evolve.c: pipelines + bind groups + the GA uniform. */
 enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err);
 

@@ -28,8 +28,9 @@ enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err)
         wgf__sim_prelude(sim, consts, sizeof consts);
         struct wgf_pipeline_desc d = {.label = "rastrigin", .wgsl = wgf__kernel_wgsl(WGF_KERNEL_RASTRIGIN), .prelude = consts};
         if ((s = wgf_pipeline_get(sim->ctx, &d, &sim->step)) != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "rastrigin");
-        sim->n_chunks    = 1;
-        sim->step_groups = (uint32_t)c->pop;
+        sim->n_chunks      = 1;
+        sim->step_groups   = (uint32_t)c->eval_count; /* pop <= 65535 (check_config) */
+        sim->step_groups_y = 1;
         for (int p = 0; p < 2; p++) {
             wgf_buffer *b[2] = {sim->fitness, sim->params[p]};
             for (int q = 0; q < 2; q++)
@@ -43,13 +44,17 @@ enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err)
     int  chunk = c->strategy == WGF_SIM_FUSED || wide ? c->max_steps : c->strategy == WGF_SIM_PER_STEP ? 1 : c->chunk;
     if (chunk > c->max_steps) chunk = c->max_steps;
     sim->n_chunks = (c->max_steps + chunk - 1) / chunk;
-    int gpw = WGF_SIM_WG / wgf__sim_lanes(sim->pol.n_hidden);
-    sim->step_groups = wide ? (uint32_t)((c->pop + gpw - 1) / gpw) : (uint32_t)((c->pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
+    bool fin = c->workload == WGF_SIM_FINSIM;
+    /* fused-wide: genomes per workgroup (finsim: a lane per asset; classic control: per hidden
+     * unit), the workgroups on a 2D grid past 65,535 (the kernels read wid.x + wid.y * nwg.x) */
+    int gpw = fin ? WGF_SIM_WG / WGF_FIN_ASSETS : WGF_SIM_WG / wgf__sim_lanes(sim->pol.n_hidden);
+    uint32_t groups = wide ? (uint32_t)((c->eval_count + gpw - 1) / gpw) : (uint32_t)((c->eval_count + WGF_SIM_WG - 1) / WGF_SIM_WG);
+    sim->step_groups   = groups <= 65535u ? groups : 65535u;
+    sim->step_groups_y = (groups + sim->step_groups - 1) / sim->step_groups;
     if (c->strategy == WGF_SIM_CHUNKED) snprintf(label, sizeof label, "%s_chunked%d", wi->name, chunk);
     else snprintf(label, sizeof label, "%s_%s", wi->name, wide ? "fused_wide" : c->strategy == WGF_SIM_FUSED ? "fused" : "per_step");
     snprintf(reset_label, sizeof reset_label, "%s_reset", wi->name);
 
-    bool        fin      = c->workload == WGF_SIM_FINSIM;
     /* classic control: the policy generated straight-line (src/sim/policy.c); finsim: looped */
     const enum wgf_kernel frags[2] = {fin ? WGF_KERNEL_SIM_POLICY : WGF__SIM_POLICY_GEN, wgf__sim_env_kernel(c->workload)};
     char       *prelude  = wgf__sim_compose(sim, frags, fin ? 1 : 2, err);
@@ -59,16 +64,18 @@ enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err)
     struct wgf_constant step_k[2]  = {{"MODE", 1}, {"CHUNK", chunk}};
     struct wgf_pipeline_desc rd = {.label = reset_label, .wgsl = src, .prelude = prelude, .constants = reset_k, .n_constants = 2};
     struct wgf_pipeline_desc sd = {.label = label, .wgsl = src, .prelude = prelude, .constants = step_k, .n_constants = 2};
-    /* fused-wide: its own step kernel (no MODE: reset stays sim_episode's), no policy fragment */
+    /* fused-wide: its own step kernel (no MODE: reset stays sim_episode's / finsim's), no
+     * policy fragment (finsim_wide reads the weights from workgroup memory) */
     const enum wgf_kernel wide_frags[1] = {wgf__sim_env_kernel(c->workload)};
-    char       *wide_prelude  = wide ? wgf__sim_compose(sim, wide_frags, 1, err) : NULL;
+    char       *wide_prelude  = wide ? wgf__sim_compose(sim, wide_frags, fin ? 0 : 1, err) : NULL;
     struct wgf_constant wide_k[1] = {{"CHUNK", chunk}};
     if (wide) {
         if (!wide_prelude) {
             free(prelude);
             return err ? err->status : WGF_ERR_NOMEM;
         }
-        sd.wgsl = wgf__kernel_wgsl(WGF_KERNEL_SIM_EPISODE_WIDE), sd.prelude = wide_prelude;
+        sd.wgsl    = wgf__kernel_wgsl(fin ? WGF_KERNEL_FINSIM_WIDE : WGF_KERNEL_SIM_EPISODE_WIDE);
+        sd.prelude = wide_prelude;
         sd.constants = wide_k, sd.n_constants = 1;
     }
     s = wgf_pipeline_get(sim->ctx, &rd, &sim->reset);
@@ -94,11 +101,11 @@ enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err)
 enum wgf_status wgf__sim_record_evaluate(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err)
 {
     const int p  = sim->parity;
-    uint32_t  nx = (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG); /* reset: a thread per genome */
+    uint32_t  nx = (uint32_t)((sim->cfg.eval_count + WGF_SIM_WG - 1) / WGF_SIM_WG); /* reset: a thread per genome */
     enum wgf_status s = WGF_OK;
     if (sim->reset) s = wgf_recorder_dispatch(r, sim->reset, sim->reset_bg[p], nx, 1, 1);
     for (int c = 0; c < sim->n_chunks && s == WGF_OK; c++)
-        s = wgf_recorder_dispatch(r, sim->step, sim->step_bg[p][c & 1], sim->step_groups, 1, 1);
+        s = wgf_recorder_dispatch(r, sim->step, sim->step_bg[p][c & 1], sim->step_groups, sim->step_groups_y, 1);
     if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(sim->step));
     sim->state_parity = sim->n_chunks & 1;
     return WGF_OK;

@@ -89,6 +89,25 @@ int main(void)
     }
     run(&o, "run -p hi");
     wgf_t_check(&t, o.rc == 2, "run without -m -> exit 2", "rc %d", o.rc);
+    snprintf(a, sizeof a, "run -m '%s' --tokens 1 --weights Q9_9", hf);
+    run(&o, a);
+    wgf_t_check(&t, o.rc == 2 && strstr(o.se, "--weights") && strstr(o.se, "Q4_K_M") && lines(o.se) == 1,
+                "run --weights Q9_9 -> exit 2 naming the flag and the types", "rc %d: %s", o.rc, o.se);
+
+    /* --weights TYPE quantizes at load: the same ids as the file `llm quantize` writes */
+    {
+        char q8[700];
+        snprintf(q8, sizeof q8, "%s/q8.gguf", dir);
+        snprintf(a, sizeof a, "llm quantize '%s' '%s' --type Q8_0 --no-tokenizer", gg, q8);
+        run(&o, a);
+        wgf_t_check(&t, o.rc == 0, "llm quantize Q8_0", "rc %d: %s", o.rc, o.se);
+        snprintf(a, sizeof a, "run -m '%s' --tokens 1,2,3 -n 12 --backend cpu-ref --weights Q8_0", gg);
+        run(&o, a);
+        snprintf(a, sizeof a, "run -m '%s' --tokens 1,2,3 -n 12 --backend cpu-ref", q8);
+        run(&o2, a);
+        wgf_t_check(&t, o.rc == 0 && o2.rc == 0 && !strcmp(o.so, o2.so) && strstr(o.se, "quantized to Q8_0"),
+                    "run --weights Q8_0 == run on the Q8_0 file", "rc %d/%d: '%s' vs '%s'", o.rc, o2.rc, o.so, o2.so);
+    }
     run(&o, "tokenize -m x");
     wgf_t_check(&t, o.rc == 2, "tokenize without -p -> exit 2", "rc %d", o.rc);
     run(&o, "llm frobnicate");

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "wgfuse/chat.h"
 #include "wgfuse/gpu.h"
 #include "wgfuse/llm.h"
 #include "wgfuse/llm_run.h"
@@ -104,8 +105,12 @@ int main(void)
                      "gpu backend (roles)", "%s", err.msg))
         goto out_ctx;
 
+    struct wgf_chat *chat = NULL; /* the model's template, or the built-in one its tokens fit */
+    if (!wgf_t_check(&t, wgf_chat_open(tok, wgf_arch_str(m->cfg.arch), NULL, &chat, &err) == WGF_OK, "chat template",
+                     "%s", err.msg))
+        goto out_be;
     struct wgf_serve_config sc = {.host = "no-such-host.invalid", .backend = &be, .tok = tok, .model = &m->cfg,
-                                  .chat_template = WGF_CHAT_CHATML, .log = on_log, .model_id = "fault"};
+                                  .chat = chat, .log = on_log, .model_id = "fault"};
     struct wgf_server *srv = NULL;
     enum wgf_status    s   = wgf_serve_start(&sc, &srv, &err);
     wgf_t_check(&t, s == WGF_ERR_ARG && srv == NULL && strstr(err.msg, "no-such-host.invalid"),
@@ -147,6 +152,7 @@ int main(void)
     pthread_mutex_unlock(&log_mu);
     wgf_serve_free(srv);
 out_be:
+    wgf_chat_close(chat);
     wgf_llm_backend_close(&be);
 out_ctx:
     wgf_ctx_free(ctx);

@@ -80,14 +80,14 @@ static void test_workload(struct wgf_t *t, wgf_ctx *ctx, enum wgf_sim_workload w
     snprintf(name, sizeof name, "%s%s strategies bitwise", wi->name, feedback > 0 ? " (recurrent)" : "");
     float f[4][POP];
     enum wgf_sim_strategy st[4] = {WGF_SIM_FUSED, WGF_SIM_CHUNKED, WGF_SIM_PER_STEP, WGF_SIM_FUSED_WIDE};
-    int   n  = w == WGF_SIM_FINSIM ? 3 : 4; /* fused-wide: classic control only */
+    int   n  = 4; /* finsim's fused-wide is finsim_wide.wgsl, a lane per asset */
     for (int i = 0; i < n; i++)
         if (!run(t, ctx, w, st[i], max_steps, feedback, 0, f[i], NULL, name)) return;
     int diff = 0;
     for (int g = 0; g < POP; g++)
         for (int i = 1; i < n; i++) diff += memcmp(&f[0][g], &f[i][g], 4) != 0;
-    wgf_t_check(t, diff == 0, name, "%d genomes x %d steps: %d returns differ between fused / chunked:37 / per-step%s",
-                POP, max_steps, diff, n == 4 ? " / fused-wide" : "");
+    wgf_t_check(t, diff == 0, name, "%d genomes x %d steps: %d returns differ between fused / chunked:37 / per-step / fused-wide",
+                POP, max_steps, diff);
 
     /* against the C reference */
     snprintf(name, sizeof name, "%s%s returns vs C", wi->name, feedback > 0 ? " (recurrent)" : "");

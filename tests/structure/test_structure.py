@@ -6,7 +6,8 @@ include/ to a scratch directory, confirms the clean copy passes, then plants one
 a time and expects a failure naming it:
   includes  a runtime file including a part above it (gpu -> bench), a sideways include
             (sim -> llm), another part's private header (cli -> src/llm/gguf.h), an installed
-            header including a private one, and a cycle between two headers;
+            header including a private one, <mpi.h> outside src/cli/sim_mpi.c, and a cycle
+            between two headers;
   objects   tiny object files compiled here: a gpu-layer object calling into bench, two sim
             objects calling each other (a file cycle), and a clean gpu <- sim pair.
 Reports one line per case and "N passed, N failed, 0 skipped" (the harness's format)."""
@@ -97,6 +98,10 @@ def main():
         expect_failure(base, "an installed header includes a private one",
                        lambda r: append(r, "include/wgfuse/sim.h", '\n#include "sim/sim_internal.h"\n'),
                        "an installed header includes a header that is not installed")
+
+        expect_failure(base, "mpi.h outside src/cli/sim_mpi.c",
+                       lambda r: append(r, "src/sim/evolve.c", '\n#include <mpi.h>\n'),
+                       "only src/cli/sim_mpi.c may include it")
 
         def header_cycle(r):
             append(r, "src/sim/cycle_a.h", '#include "sim/cycle_b.h"\n')

@@ -11,8 +11,11 @@
 //             small matrices (more workgroups), large ones where there are rows enough.
 // bindings:   0 y (n_rows, YS) f32 read_write | 1 x (n_rows, XS4 * 4) f32 read
 //             | 2 w (N, KCS) chunks read | 3 b (ROW0 + N) f32 read | 4 st (ST_LEN) u32 read
+//             Quantized rows (QT != QT_F): the weight tile is decoded from global memory
+//             (lib_qblock) when it is staged, the first BN invocations one row each.
+// fragments:  lib_wchunk, lib_qblock
 // injected:   WF16, EPC (elements per chunk), KC, KCS (row stride), XS4, YS, N, ROW0, ACCUM,
-//             HAS_BIAS, BN, TM, ST_*
+//             HAS_BIAS, BN, TM, ST_*, QT, NU, QA, QB
 @group(0) @binding(0) var<storage, read_write> y:  array<f32>;       // (rows, YS) f32
 @group(0) @binding(1) var<storage, read>       x:  array<vec4<f32>>; // (rows, XS4) vec4
 @group(0) @binding(2) var<storage, read>       w:  array<vec4<u32>>; // (N, KCS) chunks
@@ -28,6 +31,12 @@ const XL:  u32 = BM * BK / 4u;     // x tile in vec4
 const WL:  u32 = BN * CPR;         // weight tile in chunks
 const XPT: u32 = (XL + 255u) / 256u;
 const WPT: u32 = (WL + 255u) / 256u;
+
+const KE:  u32 = select(KC * EPC, NU * 32u, QT != QT_F); // k of a row, padded
+
+fn wq4(i: u32) -> vec4<u32> {
+    return w[i];
+}
 
 var<workgroup> xs: array<array<f32, BM>, BK>;       // [k][token]
 var<workgroup> ws: array<array<vec4<f32>, TX>, BK>; // [k][row / 4]
@@ -58,11 +67,11 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
         let idx = li + i * 256u;
         let n   = n0 + idx / CPR;
         wr[i] = vec4<u32>(0u);
-        if (idx < WL && n < N) {
+        if (QT == QT_F && idx < WL && n < N) {
             wr[i] = w[n * KCS + idx % CPR];
         }
     }
-    for (var k0 = 0u; k0 < KC * EPC; k0 += BK) {
+    for (var k0 = 0u; k0 < KE; k0 += BK) {
         // registers -> workgroup memory (transposed)
         for (var i = 0u; i < XPT; i++) {
             let idx = li + i * 256u;
@@ -75,9 +84,22 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
                 xs[kb + 3u][tt] = xr[i].w;
             }
         }
+        if (QT != QT_F && li < BN) { // row li of the tile: its 16 elements k0 .. k0 + 16
+            var v: array<vec4<f32>, 8>;
+            if (n0 + li < N) {
+                v = qunit(4u * (n0 + li) * KCS, k0 / 32u);
+            }
+            let o = 4u * ((k0 / 16u) % 2u);
+            for (var e = 0u; e < 4u; e++) {
+                ws[4u * e + 0u][li / 4u][li % 4u] = v[o + e].x;
+                ws[4u * e + 1u][li / 4u][li % 4u] = v[o + e].y;
+                ws[4u * e + 2u][li / 4u][li % 4u] = v[o + e].z;
+                ws[4u * e + 3u][li / 4u][li % 4u] = v[o + e].w;
+            }
+        }
         for (var i = 0u; i < WPT; i++) {
             let idx = li + i * 256u;
-            if (idx < WL) {
+            if (QT == QT_F && idx < WL) {
                 let r  = idx / CPR;
                 let kb = (idx % CPR) * EPC;
                 let lo = wunpack_lo(wr[i]);
@@ -97,7 +119,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
         workgroupBarrier();
         // the next step's tiles load while this one is multiplied
         let k1 = k0 + BK;
-        if (k1 < KC * EPC) {
+        if (k1 < KE) {
             for (var i = 0u; i < XPT; i++) {
                 let idx = li + i * 256u;
                 let t   = t0 + idx / 4u;
@@ -108,7 +130,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
             for (var i = 0u; i < WPT; i++) {
                 let idx = li + i * 256u;
                 let n   = n0 + idx / CPR;
-                if (idx < WL && n < N) {
+                if (QT == QT_F && idx < WL && n < N) {
                     wr[i] = w[n * KCS + k1 / EPC + idx % CPR];
                 }
             }

@@ -14,30 +14,22 @@
 //           2 state_in  (POP, STRIDE) f32 r    3 params  (POP, N_PARAMS) f32 r
 //           4 returns   (MAX_STEPS, 16) f32 r  5 signals (MAX_STEPS, 36) f32 r
 // Record:   [0,16) exposures | [16,48) feedback (asset, 2) | 48 log equity | 49 t | 50 done.
-// Injected: prelude consts POP N_PARAMS N_IN N_HID N_OUT MAX_STEPS STRIDE WG + the run-time
-//           fragment sim_policy; fragments episode_io, sim_rng; overrides MODE, CHUNK.
+// Injected: prelude consts POP G0 GN N_PARAMS N_IN N_HID N_OUT MAX_STEPS STRIDE WG + the run-time
+//           fragment sim_policy; fragments episode_io, sim_rng, finsim_book; overrides MODE, CHUNK.
 //#include "sim/episode_io.inc.wgsl"
 //#include "sim/sim_rng.inc.wgsl"
-
-@group(0) @binding(4) var<storage, read>       returns   : array<f32>; // (MAX_STEPS, 16)
-@group(0) @binding(5) var<storage, read>       signals   : array<f32>; // (MAX_STEPS, 36)
+//#include "sim/finsim_book.inc.wgsl"
 
 override MODE: u32 = 1u;
 override CHUNK: u32 = 1u;
 
-const ASSETS: u32 = 16u;
-const SIGNALS: u32 = 36u;
-const COST: f32 = 0.001;  // per unit of traded exposure (10 bp)
-const RUIN: f32 = 1e-6;
-
-fn sigmoid(x: f32) -> f32 { return 1.0 / (1.0 + exp(-clamp(x, -30.0, 30.0))); }
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let g = gid.x;
-    if (g >= POP) {
+    if (gid.x >= GN) {
         return;
     }
+    let g = G0 + gid.x; // the evaluated range G0 .. G0 + GN - 1 (all POP unless MPI splits it)
     let base = g * STRIDE;
     if (MODE == 0u) {
         for (var i = 0u; i < STRIDE; i++) {
@@ -78,8 +70,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
                 var out: array<f32, N_OUT>;
                 policy_forward(&inp, &out);
                 if (out[2] > 0.0) {
-                    let lev = 1.0 + 2.0 * sigmoid(out[1]);
-                    let ne = lev * sim_tanh(out[0]) * sigmoid(out[3]) / 16.0;
+                    let ne = finsim_exposure(&out);
                     turnover = turnover + abs(ne - e[a]);
                     e[a] = ne;
                 }
@@ -87,14 +78,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
                 fb[2u * a + 1u] = sim_tanh(out[5]);
                 pnl = pnl + e[a] * returns[ep.t * ASSETS + a];
             }
-            let growth = 1.0 + pnl - COST * turnover;
-            ep.t = ep.t + 1u;
-            if (growth <= RUIN) {
-                ep.ret = ep.ret + log(RUIN);
-                ep.done = true;
-            } else {
-                ep.ret = ep.ret + log(growth);
-            }
+            finsim_account(&ep, pnl, turnover);
         }
     }
     for (var a = 0u; a < ASSETS; a++) {

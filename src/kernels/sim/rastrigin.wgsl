@@ -7,7 +7,7 @@
 // Mapping:  one workgroup of WG threads per genome (strided, coalesced reads), POP
 //           workgroups (POP <= 65535).
 // Bindings: 0 fitness (POP) f32 rw   1 params (POP, N_PARAMS = DIM) f32 r
-// Injected: prelude consts POP, N_PARAMS (= DIM), WG.
+// Injected: prelude consts POP, G0, GN, N_PARAMS (= DIM), WG.
 
 @group(0) @binding(0) var<storage, read_write> fitness : array<f32>; // (POP)
 @group(0) @binding(1) var<storage, read>       params  : array<f32>; // (POP, N_PARAMS)
@@ -16,7 +16,7 @@ var<workgroup> part: array<f32, WG>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) l: u32) {
-    let g = wid.x;
+    let g = G0 + wid.x; // one workgroup per genome of the evaluated range G0 .. G0 + GN - 1
     let base = g * N_PARAMS;
     var acc = 0.0;
     for (var i = l; i < N_PARAMS; i += WG) {
@@ -31,7 +31,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
         workgroupBarrier();
     }
-    if (l == 0u && g < POP) {
+    if (l == 0u && wid.x < GN) {
         fitness[g] = -(10.0 * f32(N_PARAMS) + part[0]);
     }
 }

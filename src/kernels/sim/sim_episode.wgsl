@@ -7,12 +7,13 @@
 // Fuses:    policy forward + environment step + reward accumulation for CHUNK steps:
 //           fused = CHUNK >= MAX_STEPS (one dispatch per episode), chunked K = CHUNK K,
 //           per-step = CHUNK 1. The state record ping-pongs state_in -> state_out.
-// Mapping:  one thread per genome, WG threads per workgroup, ceil(POP / WG) workgroups.
+// Mapping:  one thread per genome of the evaluated range G0 .. G0 + GN - 1 (all POP unless
+//           MPI ranks split the population), WG threads per workgroup, ceil(GN / WG) workgroups.
 // Bindings: 0 state_out (POP, STRIDE) f32 rw   1 fitness (POP) f32 rw
 //           2 state_in  (POP, STRIDE) f32 r    3 params  (POP, N_PARAMS) f32 r
 //           4 ctl       (4) u32 r: generation, seed
 // Record:   [0,4) env state | [4,8) fed-back outputs | 8 return | 9 t | 10 done (f32).
-// Injected: prelude consts POP N_PARAMS N_IN N_HID N_OUT N_OBS N_ACT N_FB FB_CAP MAX_STEPS
+// Injected: prelude consts POP G0 GN N_PARAMS N_IN N_HID N_OUT N_OBS N_ACT N_FB FB_CAP MAX_STEPS
 //           STRIDE WG + the run-time fragments sim_policy_gen (sim_policy.wgsl generated
 //           straight-line for the shape, src/sim/policy.c) and the env (cartpole, acrobot,
 //           mountaincar); fragments episode_io, episode_act, sim_rng; overrides MODE, CHUNK.
@@ -27,10 +28,10 @@ override CHUNK: u32 = 1u;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let g = gid.x;
-    if (g >= POP) {
+    if (gid.x >= GN) {
         return;
     }
+    let g = G0 + gid.x;
     let base = g * STRIDE;
     if (MODE == 0u) {
         var s0: array<f32, 4>;

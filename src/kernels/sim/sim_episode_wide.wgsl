@@ -11,13 +11,14 @@
 //           132 SMs, 16 serial tanh per step); this gives LANES x the threads and 1 tanh per
 //           lane per step, for 3 workgroup barriers per step.
 // Mapping:  workgroup = GPW genomes x LANES lanes (GPW * LANES = WG); genome g = wid.x * GPW +
-//           lid / LANES, lane = lid % LANES; ceil(POP / GPW) workgroups. The step loop runs
+//           lid / LANES (+ G0), lane = lid % LANES; ceil(GN / GPW) workgroups (on a 2D grid past
+//           65,535: wid.x + wid.y * nwg.x stands for wid.x). The step loop runs
 //           while any genome of the workgroup is alive (a uniform flag: barriers stay in
 //           uniform control flow).
 // Bindings: 0 state_out (POP, STRIDE) f32 rw   1 fitness (POP) f32 rw
 //           2 state_in  (POP, STRIDE) f32 r    3 params  (POP, N_PARAMS) f32 r
 //           4 ctl       (4) u32 r (unused here; bound for the shared layout)
-// Injected: prelude consts POP N_PARAMS N_IN N_HID N_OUT N_OBS N_ACT N_FB MAX_STEPS STRIDE WG
+// Injected: prelude consts POP G0 GN N_PARAMS N_IN N_HID N_OUT N_OBS N_ACT N_FB MAX_STEPS STRIDE WG
 //           LANES GPW + the run-time fragment of the env (sim_policy is not used); fragments
 //           episode_io, episode_act, sim_rng; override CHUNK.
 //#include "sim/episode_io.inc.wgsl"
@@ -33,13 +34,15 @@ var<workgroup> live: array<u32, GPW>;     // per genome: still running after thi
 var<workgroup> any_live: u32;             // OR of live, written by thread 0
 
 @compute @workgroup_size(WG)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
     _ = ctl[0];
     let slot = lid / LANES;
     let lane = lid % LANES;
-    let g = wid.x * GPW + slot;
-    let valid = g < POP;
-    let gs = min(g, POP - 1u); // a padding slot mirrors the last genome and writes nothing
+    let gi = (wid.x + wid.y * nwg.x) * GPW + slot; // index in the evaluated range
+    let valid = gi < GN;
+    let g = G0 + gi;
+    let gs = G0 + min(gi, GN - 1u); // a padding slot mirrors the last genome and writes nothing
     let base = gs * STRIDE;
 
     var s: array<f32, 4>;

@@ -140,6 +140,19 @@ static enum wgf_status gr_init(struct wgf_llm_backend *b, const struct wgf_llm_m
     b->n_ctx                = n_ctx;
     b->dispatches_per_token = wgf_schedule_dispatches(g->s[GR_S_LAYERS]) + wgf_schedule_dispatches(g->s[GR_S_HEAD]) +
                               wgf_schedule_dispatches(g->s[GR_S_GREEDY]);
+    bool quant = g->lm_head.quant;
+    b->weight_bytes_per_token = 0;
+    for (int l = 0; l < g->c.n_layers; l++) {
+        const struct gr_mat *ms[4] = {&g->L[l].qkv, &g->L[l].wo, &g->L[l].gu, &g->L[l].down};
+        for (int i = 0; i < 4; i++) {
+            quant = quant || ms[i]->quant;
+            for (uint32_t p = 0; p < ms[i]->n_parts; p++) b->weight_bytes_per_token += ms[i]->part[p].bytes;
+        }
+    }
+    for (uint32_t p = 0; p < g->lm_head.n_parts; p++) b->weight_bytes_per_token += g->lm_head.part[p].bytes;
+    b->gpu_weight_bytes = g->vecs_size;
+    for (uint32_t i = 0; i < g->n_arena; i++) b->gpu_weight_bytes += g->arena_size[i];
+    b->weights = quant ? g->m->cfg.source_dtype : g->f16 ? "f16" : "f32";
     return WGF_OK;
 }
 

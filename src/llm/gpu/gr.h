@@ -59,19 +59,33 @@ enum { GR_ST_LIST(GR_ENUM) GR_SP_LIST(GR_ENUM) };
 #define GR_RING 3          /* submits in flight while decoding                              */
 #define GR_MAX_SPLIT 64    /* attention slices at most (the slice length grows with n_ctx)  */
 
-/* A matrix on the GPU in row parts, each within one binding; rows as stored (pair order for
- * attn_qkv, gate/up interleaved for ffn_gate_up). kc chunks of 16 bytes per row. */
+/* The GPU row formats: GR_QT_F (the plan's float format: f16 or f32 chunks, lib_wchunk) or
+ * one of ggml's block types, kept quantized and decoded in the shader (lib_qblock; the codes
+ * are the wgf_dtype values, rendered into the kernels as QT_<name>). */
+#define GR_QT_F 0
+#define GR_QT_LIST(X) X(Q4_0) X(Q4_1) X(Q5_0) X(Q5_1) X(Q8_0) X(Q2_K) X(Q3_K) X(Q4_K) X(Q5_K) X(Q6_K)
+
+/* A matrix on the GPU in row parts, each within one binding and of one row format; rows as
+ * stored (pair order for attn_qkv, gate/up interleaved for ffn_gate_up). A matrix whose rows
+ * come from tensors of different block types (a Q4_K_M file's q/k and v) gets one part per
+ * run of rows of one type. */
 struct gr_part {
-    wgf_buffer *buf; /* an arena buffer (borrowed from gr.arena)                      */
-    uint32_t    arena; /* its index                                                   */
-    uint64_t    off, bytes;
-    uint32_t    row0, rows;
+    wgf_buffer           *buf;   /* an arena buffer (borrowed from gr.arena)                 */
+    uint32_t              arena; /* its index                                                */
+    uint64_t              off, bytes;
+    uint32_t              row0, rows;
+    uint32_t              qt;     /* GR_QT_F or a quantized wgf_dtype                         */
+    uint32_t              kcs;    /* row stride in 16-byte chunks                             */
+    uint32_t              nu;     /* quantized: 32-element units per row (0: float)            */
+    uint32_t              qa, qb; /* quantized: first words of the row's second/third regions  */
+    struct wgf_matvec_cfg cfg;    /* decode kernel layout (rpg or pairs per group)            */
 };
 struct gr_mat {
-    uint32_t              rows, cols, kc;
-    struct wgf_matvec_cfg cfg;   /* decode kernel layout (rpg or pairs per group)       */
+    uint32_t              rows, cols, kc; /* kc: chunks per row in the float format        */
+    struct wgf_matvec_cfg cfg;   /* decode kernel layout of float rows                      */
     uint32_t              n_parts;
     struct gr_part       *part;  /* (n_parts) owned                                     */
+    bool                  quant; /* some part is quantized                                 */
 };
 /* An f32 vector in the vector arena, zero padded to a multiple of 16. */
 struct gr_vec {
@@ -226,7 +240,7 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired);
 struct gr_step {
     const char          *role;
     char                 label[WGF_STEP_LABEL_MAX];
-    const char          *frags[3];
+    const char          *frags[4];
     struct wgf_binding   b[10];
     int                  nb;
     uint32_t             gx, gy, gz;
@@ -238,6 +252,23 @@ struct gr_step {
 void            gr_step_label(const struct gr *g, struct gr_step *st, const char *role, const char *variant);
 void            gr_prelude_model(const struct gr *g, struct wgf_prelude *p, struct wgf_matvec_cfg cfg);
 void            gr_prelude_shapes(const struct gr *g, struct wgf_prelude *p);
+/* the row format of a matrix part: KC, KCS, QT, NU, QA, QB and the QT_* codes (every kernel
+ * that reads weight rows; they include lib_qblock) */
+void            gr_prelude_part(struct wgf_prelude *p, const struct gr_mat *m, const struct gr_part *pt);
+/* gr_step_label with the part's row format in place of the plan's float format */
+void            gr_step_label_part(const struct gr *g, struct gr_step *st, const char *role, const char *variant,
+                                   const struct gr_part *pt);
+
+/* gr_quant.c: the repacked row layout of a quantized type (lib_qblock.wgsl's table) */
+struct gr_qlayout {
+    uint32_t words;  /* u32 words of one row (before the 16-byte padding)             */
+    uint32_t qa, qb; /* first words of the second and third regions                    */
+    uint32_t nu;     /* 32-element units                                               */
+};
+bool gr_qlayout(enum wgf_dtype t, uint32_t cols, struct gr_qlayout *L);
+/* one row of `cols` elements in t's blocks (as in the file) into its layout; dst holds
+ * L.words * 4 bytes, zeroed by the caller */
+void gr_qrepack_row(enum wgf_dtype t, const uint8_t *src, uint32_t cols, uint8_t *dst);
 enum wgf_status gr_step_emit(const struct gr *g, wgf_schedule *s, struct gr_step *st, struct wgf_prelude *p,
                              struct wgf_err *err);
 

@@ -74,7 +74,7 @@ enum wgf_status gr_step_emit(const struct gr *g, wgf_schedule *s, struct gr_step
                              struct wgf_err *err)
 {
     enum wgf_status rs = WGF_OK;
-    for (int i = 0; i < 3 && st->frags[i] && !rs; i++) rs = wgf_prelude_fragment(p, st->frags[i]);
+    for (int i = 0; i < 4 && st->frags[i] && !rs; i++) rs = wgf_prelude_fragment(p, st->frags[i]);
     if (!rs) rs = wgf_prelude_status(p);
     if (rs) {
         wgf_prelude_free(p);
@@ -97,6 +97,32 @@ enum wgf_status gr_step_emit(const struct gr *g, wgf_schedule *s, struct gr_step
     if (st->slot < 0) r = wgf_schedule_dispatch(s, st->label, pl, bg, st->gx, st->gy, st->gz, st->cost);
     else r = wgf_schedule_dispatch_indirect(s, st->label, pl, bg, g->args, 12u * (uint32_t)st->slot, st->cost);
     return r ? gr_fail(g, err, r, st->label) : WGF_OK;
+}
+
+void gr_prelude_part(struct wgf_prelude *p, const struct gr_mat *m, const struct gr_part *pt)
+{
+#define GR_QT_PRE(name) wgf_prelude_u32(p, "QT_" #name, WGF_DT_##name, "row format: ggml " #name " blocks");
+    GR_QT_LIST(GR_QT_PRE)
+#undef GR_QT_PRE
+    wgf_prelude_u32(p, "QT_F", GR_QT_F, "row format: the plan's float chunks (lib_wchunk)");
+    wgf_prelude_u32(p, "QT", pt->qt, "row format of this part");
+    wgf_prelude_u32(p, "KC", pt->qt == GR_QT_F ? m->kc : pt->kcs, "16-byte chunks per weight row");
+    wgf_prelude_u32(p, "KCS", pt->kcs, "row stride in chunks");
+    wgf_prelude_u32(p, "NU", pt->nu, "quantized: 32-element units per row");
+    wgf_prelude_u32(p, "QA", pt->qa, "quantized: first word of the row's second region");
+    wgf_prelude_u32(p, "QB", pt->qb, "quantized: first word of the row's third region");
+}
+
+void gr_step_label_part(const struct gr *g, struct gr_step *st, const char *role, const char *variant,
+                        const struct gr_part *pt)
+{
+    gr_step_label(g, st, role, variant);
+    if (pt->qt == GR_QT_F) return;
+    char q[16];
+    snprintf(q, sizeof q, "%s", wgf_dtype_str((enum wgf_dtype)pt->qt));
+    for (char *c = q; *c; c++) *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    snprintf(st->label, sizeof st->label, "%s%s%s_%s_%s", role, variant ? "_" : "", variant ? variant : "", q,
+             g->sgs ? "sg" : "wg");
 }
 
 void gr_step_label(const struct gr *g, struct gr_step *st, const char *role, const char *variant)
@@ -162,38 +188,39 @@ enum wgf_status gr_emit_embed(struct gr *g, wgf_schedule *s, wgf_buffer *x, bool
 {
     struct gr_step     st = {0};
     struct wgf_prelude p  = {0};
-    label(g, &st, "embed", rows ? "rows" : NULL);
+    gr_step_label_part(g, &st, "embed", rows ? "rows" : NULL, &g->emb->part[0]);
     pre_model(g, &p, plain_cfg());
-    wgf_prelude_u32(&p, "KC", g->emb->kc, "16-byte chunks per embedding row");
+    gr_prelude_part(&p, g->emb, &g->emb->part[0]);
     st.frags[0] = "lib_embed";
+    st.frags[1] = "lib_qblock";
     st.b[st.nb++] = B(x, 0, 0);
     st.b[st.nb++] = B(g->seq, 0, 0);
     st.b[st.nb++] = B(g->st, 0, 0);
     bind_emb(g, &st);
     if (rows) st.slot = GR_ARG_ROWS;
-    st.cost = (struct wgf_step_cost){(uint64_t)g->emb->kc * 16, (uint64_t)g->dimp * 4, 0};
+    st.cost = (struct wgf_step_cost){(uint64_t)g->emb->part[0].kcs * 16, (uint64_t)g->dimp * 4, 0};
     return emit(g, s, &st, &p, err);
 }
 
 enum wgf_status gr_emit_attn_qkv(struct gr *g, wgf_schedule *s, int l, struct wgf_err *err)
 {
     const struct gr_layer *L = &g->L[l];
-    const uint32_t         ppg = L->qkv.cfg.rpg / 2;
     for (uint32_t i = 0; i < L->qkv.n_parts; i++) {
         const struct gr_part *pt = &L->qkv.part[i];
         struct gr_step        st = {0};
         struct wgf_prelude    p  = {0};
-        label(g, &st, "attn_qkv", NULL);
-        pre_model(g, &p, L->qkv.cfg);
+        const uint32_t        ppg = pt->cfg.rpg / 2;
+        gr_step_label_part(g, &st, "attn_qkv", NULL, pt);
+        pre_model(g, &p, pt->cfg);
+        gr_prelude_part(&p, &L->qkv, pt);
         wgf_prelude_u32(&p, "PPG", ppg, "row pairs per row group");
-        wgf_prelude_u32(&p, "KC", L->qkv.kc, "16-byte chunks per row of W_qkv");
-        wgf_prelude_u32(&p, "KCS", L->qkv.kc, "row stride in chunks");
         wgf_prelude_u32(&p, "N_PAIRS", pt->rows / 2, "pairs in this row part");
         wgf_prelude_u32(&p, "PAIR0", pt->row0 / 2, "first pair of this row part");
         wgf_prelude_bool(&p, "HAS_BIAS", g->m->weights.layers[l].bq.data != NULL, "q/k/v bias (Qwen2)");
-        st.frags[0] = "lib_rows";
+        st.frags[0] = pt->qt == GR_QT_F ? "lib_rows" : "lib_rows_q";
         st.frags[1] = "lib_rows_rms";
         st.frags[2] = "lib_pairs";
+        st.frags[3] = pt->qt == GR_QT_F ? NULL : "lib_qblock";
         st.b[st.nb++] = B(g->q, 0, 0);
         st.b[st.nb++] = B(L->kc, 0, 0);
         st.b[st.nb++] = B(L->vc, 0, 0);
@@ -203,7 +230,7 @@ enum wgf_status gr_emit_attn_qkv(struct gr *g, wgf_schedule *s, int l, struct wg
         st.b[st.nb++] = BV(g, L->bias);
         st.b[st.nb++] = B(g->rope, 0, 0);
         st.b[st.nb++] = B(g->st, 0, 0);
-        st.gx   = cdiv(pt->rows / 2, (uint64_t)L->qkv.cfg.gpw * ppg);
+        st.gx   = cdiv(pt->rows / 2, (uint64_t)pt->cfg.gpw * ppg);
         st.cost = (struct wgf_step_cost){pt->bytes + (uint64_t)g->dimp * 8, (uint64_t)pt->rows * 4,
                                          2ull * pt->rows * g->dim};
         enum wgf_status r = emit(g, s, &st, &p, err);
@@ -255,18 +282,18 @@ enum wgf_status gr_emit_gemv(struct gr *g, wgf_schedule *s, const char *role, co
         const struct gr_part *pt = &w->part[i];
         struct gr_step        st = {0};
         struct wgf_prelude    p  = {0};
-        label(g, &st, "gemv", role);
-        pre_model(g, &p, w->cfg);
-        wgf_prelude_u32(&p, "KC", w->kc, "16-byte chunks per weight row");
-        wgf_prelude_u32(&p, "KCS", w->kc, "row stride in chunks");
+        gr_step_label_part(g, &st, "gemv", role, pt);
+        pre_model(g, &p, pt->cfg);
+        gr_prelude_part(&p, w, pt);
         wgf_prelude_u32(&p, "N", pt->rows, "rows of this part");
         wgf_prelude_u32(&p, "ROW0", pt->row0, "first row of this part");
         wgf_prelude_bool(&p, "ACCUM", accum, accum ? "y += W x: the residual add" : "y = W x");
-        st.frags[0]   = "lib_rows";
+        st.frags[0]   = pt->qt == GR_QT_F ? "lib_rows" : "lib_rows_q";
+        st.frags[1]   = pt->qt == GR_QT_F ? NULL : "lib_qblock";
         st.b[st.nb++] = B(y, 0, 0);
         st.b[st.nb++] = B(x, 0, 0);
         st.b[st.nb++] = BP(pt);
-        st.gx   = cdiv(pt->rows, (uint64_t)w->cfg.gpw * w->cfg.rpg);
+        st.gx   = cdiv(pt->rows, (uint64_t)pt->cfg.gpw * pt->cfg.rpg);
         st.cost = (struct wgf_step_cost){pt->bytes + (uint64_t)w->kc * 32 + (accum ? pt->rows * 4ull : 0),
                                          (uint64_t)pt->rows * 4, 2ull * pt->rows * w->cols};
         enum wgf_status r = emit(g, s, &st, &p, err);
@@ -277,26 +304,26 @@ enum wgf_status gr_emit_gemv(struct gr *g, wgf_schedule *s, const char *role, co
 
 enum wgf_status gr_emit_ffn_gate_up(struct gr *g, wgf_schedule *s, int l, struct wgf_err *err)
 {
-    const struct gr_layer *L   = &g->L[l];
-    const uint32_t         ppg = L->gu.cfg.rpg / 2;
+    const struct gr_layer *L = &g->L[l];
     for (uint32_t i = 0; i < L->gu.n_parts; i++) {
-        const struct gr_part *pt = &L->gu.part[i];
-        struct gr_step        st = {0};
-        struct wgf_prelude    p  = {0};
-        label(g, &st, "ffn_gate_up", NULL);
-        pre_model(g, &p, L->gu.cfg);
+        const struct gr_part *pt  = &L->gu.part[i];
+        const uint32_t        ppg = pt->cfg.rpg / 2;
+        struct gr_step        st  = {0};
+        struct wgf_prelude    p   = {0};
+        gr_step_label_part(g, &st, "ffn_gate_up", NULL, pt);
+        pre_model(g, &p, pt->cfg);
+        gr_prelude_part(&p, &L->gu, pt);
         wgf_prelude_u32(&p, "PPG", ppg, "outputs (gate, up row pairs) per row group");
-        wgf_prelude_u32(&p, "KC", L->gu.kc, "16-byte chunks per row");
-        wgf_prelude_u32(&p, "KCS", L->gu.kc, "row stride in chunks");
         wgf_prelude_u32(&p, "N_OUT", pt->rows / 2, "outputs of this row part");
         wgf_prelude_u32(&p, "O0", pt->row0 / 2, "first output of this row part");
-        st.frags[0]   = "lib_rows";
+        st.frags[0]   = pt->qt == GR_QT_F ? "lib_rows" : "lib_rows_q";
         st.frags[1]   = "lib_rows_rms";
+        st.frags[2]   = pt->qt == GR_QT_F ? NULL : "lib_qblock";
         st.b[st.nb++] = B(g->h, 0, 0);
         st.b[st.nb++] = B(g->x, 0, 0);
         st.b[st.nb++] = BV(g, L->ffn_norm);
         st.b[st.nb++] = BP(pt);
-        st.gx   = cdiv(pt->rows / 2, (uint64_t)L->gu.cfg.gpw * ppg);
+        st.gx   = cdiv(pt->rows / 2, (uint64_t)pt->cfg.gpw * ppg);
         st.cost = (struct wgf_step_cost){pt->bytes + (uint64_t)g->dimp * 8, (uint64_t)pt->rows * 2,
                                          2ull * pt->rows * g->dim};
         enum wgf_status r = emit(g, s, &st, &p, err);
@@ -313,24 +340,24 @@ enum wgf_status gr_emit_lm_head(struct gr *g, wgf_schedule *s, enum gr_xsrc xs, 
         const struct gr_part *pt = &w->part[i];
         struct gr_step        st = {0};
         struct wgf_prelude    p  = {0};
-        label(g, &st, "lm_head", NULL);
-        pre_model(g, &p, w->cfg);
-        wgf_prelude_u32(&p, "KC", w->kc, "16-byte chunks per row");
-        wgf_prelude_u32(&p, "KCS", w->kc, "row stride in chunks");
+        gr_step_label_part(g, &st, "lm_head", NULL, pt);
+        pre_model(g, &p, pt->cfg);
+        gr_prelude_part(&p, w, pt);
         wgf_prelude_u32(&p, "N", pt->rows, "vocabulary rows of this part");
         wgf_prelude_u32(&p, "ROW0", pt->row0, "first row of this part");
         wgf_prelude_u32(&p, "BEST0", best0, "first argmax partial of this part");
         wgf_prelude_bool(&p, "ARGMAX", true, "per-workgroup argmax partials for greedy sampling");
         wgf_prelude_bool(&p, "XROW_ST", xs == GR_X_PREFILL_LAST, "x: the prefill chunk's last row");
-        st.frags[0]   = "lib_rows";
+        st.frags[0]   = pt->qt == GR_QT_F ? "lib_rows" : "lib_rows_q";
         st.frags[1]   = "lib_rows_rms";
+        st.frags[2]   = pt->qt == GR_QT_F ? NULL : "lib_qblock";
         st.b[st.nb++] = B(g->logits, 0, 0);
         st.b[st.nb++] = B(g->best, 0, 0);
         st.b[st.nb++] = B(xs == GR_X_PREFILL_LAST ? g->X : g->x, 0, 0);
         st.b[st.nb++] = BV(g, g->out_norm);
         st.b[st.nb++] = BP(pt);
         st.b[st.nb++] = B(g->st, 0, 0);
-        st.gx   = cdiv(pt->rows, (uint64_t)w->cfg.gpw * w->cfg.rpg);
+        st.gx   = cdiv(pt->rows, (uint64_t)pt->cfg.gpw * pt->cfg.rpg);
         st.cost = (struct wgf_step_cost){pt->bytes + (uint64_t)g->dimp * 8, (uint64_t)pt->rows * 4 + st.gx * 8ull,
                                          2ull * pt->rows * g->dim};
         best0 += st.gx;
@@ -346,15 +373,17 @@ enum wgf_status gr_emit_sample_argmax(struct gr *g, wgf_schedule *s, struct wgf_
     struct wgf_prelude p  = {0};
     label(g, &st, "sample_argmax", NULL);
     pre_model(g, &p, plain_cfg());
-    wgf_prelude_u32(&p, "KC", g->emb->kc, "16-byte chunks per embedding row");
+    gr_prelude_part(&p, g->emb, &g->emb->part[0]);
     st.frags[0] = "lib_embed";
     st.frags[1] = "lib_advance";
+    st.frags[2] = "lib_qblock";
     st.b[st.nb++] = B(g->x, 0, 0);
     st.b[st.nb++] = B(g->st, 0, 0);
     st.b[st.nb++] = B(g->seq, 0, 0);
     st.b[st.nb++] = B(g->best, 0, 0);
     bind_emb(g, &st);
-    st.cost = (struct wgf_step_cost){(uint64_t)g->nbest * 8 + (uint64_t)g->emb->kc * 16, (uint64_t)g->dimp * 4, 0};
+    st.cost = (struct wgf_step_cost){(uint64_t)g->nbest * 8 + (uint64_t)g->emb->part[0].kcs * 16, (uint64_t)g->dimp * 4,
+                                     0};
     return emit(g, s, &st, &p, err);
 }
 
@@ -389,17 +418,19 @@ enum wgf_status gr_emit_sample_topk(struct gr *g, wgf_schedule *s, struct wgf_er
     struct wgf_prelude q  = {0};
     label(g, &pk, "sample_pick", NULL);
     pre_model(g, &q, plain_cfg());
-    wgf_prelude_u32(&q, "KC", g->emb->kc, "16-byte chunks per embedding row");
+    gr_prelude_part(&q, g->emb, &g->emb->part[0]);
     pk.frags[0]   = "lib_topk";
     pk.frags[1]   = "lib_embed";
     pk.frags[2]   = "lib_advance";
+    pk.frags[3]   = "lib_qblock";
     pk.b[pk.nb++] = B(g->x, 0, 0);
     pk.b[pk.nb++] = B(g->st, 0, 0);
     pk.b[pk.nb++] = B(g->seq, 0, 0);
     pk.b[pk.nb++] = B(g->cand, 0, 0);
     pk.b[pk.nb++] = B(g->sp, 0, 0);
     bind_emb(g, &pk);
-    pk.cost = (struct wgf_step_cost){GR_NCAND * GR_KMAX * 8ull + (uint64_t)g->emb->kc * 16, (uint64_t)g->dimp * 4, 0};
+    pk.cost = (struct wgf_step_cost){GR_NCAND * GR_KMAX * 8ull + (uint64_t)g->emb->part[0].kcs * 16,
+                                     (uint64_t)g->dimp * 4, 0};
     return emit(g, s, &pk, &q, err);
 }
 
@@ -427,10 +458,9 @@ enum wgf_status gr_emit_matmul(struct gr *g, wgf_schedule *s, const char *role, 
         const struct gr_part *pt = &w->part[i];
         struct gr_step        st = {0};
         struct wgf_prelude    p  = {0};
-        label(g, &st, "matmul", role);
+        gr_step_label_part(g, &st, "matmul", role, pt);
         pre_model(g, &p, plain_cfg());
-        wgf_prelude_u32(&p, "KC", w->kc, "16-byte chunks per weight row");
-        wgf_prelude_u32(&p, "KCS", w->kc, "row stride in chunks");
+        gr_prelude_part(&p, w, pt);
         wgf_prelude_u32(&p, "XS4", xs4, "x row stride in vec4");
         wgf_prelude_u32(&p, "YS", ys, "y row stride in floats");
         wgf_prelude_u32(&p, "N", pt->rows, "weight rows of this part");
@@ -443,6 +473,7 @@ enum wgf_status gr_emit_matmul(struct gr *g, wgf_schedule *s, const char *role, 
         uint32_t bn = big ? 64 : 32, tm = big ? 4 : 1, bm = (256 / (bn / 4)) * tm;
         wgf_prelude_u32(&p, "BN", bn, "weight rows per tile");
         wgf_prelude_u32(&p, "TM", tm, "tokens per invocation (tile: 1024 / BN * TM tokens)");
+        st.frags[0]   = "lib_qblock";
         st.b[st.nb++] = B(y, 0, 0);
         st.b[st.nb++] = B(x, 0, 0);
         st.b[st.nb++] = BP(pt);

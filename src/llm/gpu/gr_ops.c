@@ -258,15 +258,16 @@ enum wgf_status gr_op_gemv(struct gr *g, wgf_schedule *s, const char *op_name, c
         if (k1 > n) k1 = n;
         if (k0 >= k1) continue;
         uint32_t              rows = k1 - k0;
-        struct wgf_matvec_cfg cfg  = silu_even ? w->cfg : gr_mat_cfg(w->kc, rows, false);
-        struct wgf_constant   k[2] = {{"WOFF", (double)(first + k0 * stride - pt->row0) * w->kc},
+        struct wgf_matvec_cfg cfg  = silu_even || pt->qt != GR_QT_F ? pt->cfg : gr_mat_cfg(w->kc, rows, false);
+        struct wgf_constant   k[2] = {{"WOFF", (double)(first + k0 * stride - pt->row0) * pt->kcs},
                                       {"SILU_EVEN", silu_even ? 1.0 : 0.0}};
         struct gr_step        st   = {0};
         struct wgf_prelude    p    = {0};
-        gr_step_label(g, &st, "gemv", op_name);
+        struct gr_part        ps   = *pt; /* every stride-th row: the row stride grows */
+        ps.kcs *= stride;
+        gr_step_label_part(g, &st, "gemv", op_name, pt);
         gr_prelude_model(g, &p, cfg);
-        wgf_prelude_u32(&p, "KC", w->kc, "16-byte chunks per weight row");
-        wgf_prelude_u32(&p, "KCS", (uint64_t)w->kc * stride, "row stride in chunks");
+        gr_prelude_part(&p, w, &ps);
         wgf_prelude_u32(&p, "N", rows, "rows read in this part");
         uint32_t y0;
         struct wgf_binding yb = BT(g, y, &y0);
@@ -274,12 +275,13 @@ enum wgf_status gr_op_gemv(struct gr *g, wgf_schedule *s, const char *op_name, c
         wgf_prelude_bool(&p, "ACCUM", false, "y = W x (the residual add is its own op)");
         st.k          = k;
         st.nk         = 2;
-        st.frags[0]   = "lib_rows";
+        st.frags[0]   = pt->qt == GR_QT_F ? "lib_rows" : "lib_rows_q";
+        st.frags[1]   = pt->qt == GR_QT_F ? NULL : "lib_qblock";
         st.b[st.nb++] = yb;
         st.b[st.nb++] = B(x);
         st.b[st.nb++] = (struct wgf_binding){pt->buf, pt->off, pt->bytes};
         st.gx         = cdiv(rows, (uint64_t)cfg.gpw * cfg.rpg);
-        st.cost       = (struct wgf_step_cost){(uint64_t)rows * w->kc * 16 + (uint64_t)w->kc * 32,
+        st.cost       = (struct wgf_step_cost){(uint64_t)rows * pt->kcs * 16 + (uint64_t)w->kc * 32,
                                                (uint64_t)rows * 4, 2ull * rows * w->cols};
         enum wgf_status r = gr_step_emit(g, s, &st, &p, err);
         if (r) return r;

@@ -124,38 +124,89 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
     return wgf_matvec_cfg_pick(kc, rpg, loads, 0);
 }
 
-/* Plan a matrix: its parts and their places (buffers come later). */
-static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, uint32_t cols, bool paired,
-                                const char *label, struct wgf_err *err)
+/* The decode layout of a quantized part: as gr_mat_cfg, counting 32-element units (a unit is
+ * 4 f16 chunks of weights but 8 to 32 bytes of blocks: half the loads per invocation) */
+static struct wgf_matvec_cfg q_cfg(uint32_t nu, uint32_t rows, bool paired)
 {
+    uint32_t rpg = paired ? 2 : 1, loads = 4;
+    if (rows >= 16384) rpg = 4, loads = 8;
+    else if (rows < 4096) loads = 2;
+    return wgf_matvec_cfg_pick(nu, rpg, loads, 0);
+}
+
+/* the GPU row format of stored row s: its tensor's block type when the shader decodes it */
+static uint32_t row_qt(const struct gr *g, const struct mat_src *src, uint32_t s, uint32_t cols)
+{
+    int64_t                  row;
+    const struct wgf_tensor *t = src_of(g, src, s, &row);
+    struct gr_qlayout        L;
+    return gr_qlayout(t->dtype, cols, &L) ? (uint32_t)t->dtype : GR_QT_F;
+}
+
+#define GR_MAX_RUNS 4 /* row runs of one format a matrix may have (q, k, v + 1); more: float */
+
+/* Plan a matrix: its parts (one run of rows of one format, within one binding) and their
+ * places (buffers come later). */
+static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, uint32_t cols, bool paired,
+                                const struct mat_src *src, struct wgf_err *err)
+{
+    const char *label = src->label;
     memset(m, 0, sizeof *m);
-    m->rows           = rows;
-    m->cols           = cols;
-    m->kc             = (cols + 15) / 16 * 16 / (g->f16 ? 8 : 4);
-    m->cfg            = gr_mat_cfg(m->kc, rows, paired);
-    uint64_t row_bytes = (uint64_t)m->kc * 16;
-    uint64_t per       = g->arena_cap / row_bytes;
-    uint64_t grid_rows = 65535ull * m->cfg.gpw * m->cfg.rpg;
-    if (per > grid_rows) per = grid_rows;
-    per &= ~1ull; /* pairs stay whole */
-    if (per == 0)
-        return wgf_fail(err, WGF_ERR_LIMIT,
-                        "gpu-roles: tensor '%s': one row of %u %s is %llu bytes, above the storage binding limit of "
-                        "%llu bytes; it cannot be split by rows",
-                        label, cols, g->f16 ? "f16" : "f32", (unsigned long long)row_bytes,
-                        (unsigned long long)g->max_bind);
-    m->n_parts = (uint32_t)((rows + per - 1) / per);
-    m->part    = calloc(m->n_parts, sizeof *m->part);
-    if (!m->part) return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: parts of '%s'", label);
-    for (uint32_t i = 0; i < m->n_parts; i++) {
-        struct gr_part *p = &m->part[i];
-        p->row0           = (uint32_t)(i * per);
-        p->rows           = rows - p->row0 < per ? rows - p->row0 : (uint32_t)per;
-        p->bytes          = p->rows * row_bytes;
-        uint32_t        arena = 0;
-        enum wgf_status s = place(g, p->bytes, &arena, &p->off, err);
-        if (s) return s;
-        p->arena = arena; /* p->buf is set once the arena buffer exists */
+    m->rows = rows;
+    m->cols = cols;
+    m->kc   = (cols + 15) / 16 * 16 / (g->f16 ? 8 : 4);
+    m->cfg  = gr_mat_cfg(m->kc, rows, paired);
+    /* runs of rows of one format */
+    uint32_t run0[GR_MAX_RUNS + 1], run_qt[GR_MAX_RUNS], n_runs = 0;
+    for (uint32_t r = 0; r < rows; r++) {
+        uint32_t qt = row_qt(g, src, r, cols);
+        if (n_runs && qt == run_qt[n_runs - 1]) continue;
+        if (n_runs == GR_MAX_RUNS) { /* rows of many formats interleaved: the float format */
+            n_runs = 1, run_qt[0] = GR_QT_F;
+            break;
+        }
+        run0[n_runs] = r, run_qt[n_runs++] = qt;
+    }
+    run0[n_runs] = rows;
+    uint32_t cap = 0;
+    for (uint32_t ri = 0; ri < n_runs; ri++) {
+        struct gr_part    tmpl = {.qt = run_qt[ri], .kcs = m->kc, .cfg = m->cfg};
+        struct gr_qlayout L;
+        if (tmpl.qt != GR_QT_F) {
+            WGF_ASSERT(gr_qlayout((enum wgf_dtype)tmpl.qt, cols, &L));
+            tmpl.kcs = (L.words + 3) / 4, tmpl.nu = L.nu, tmpl.qa = L.qa, tmpl.qb = L.qb;
+            tmpl.cfg = q_cfg(L.nu, rows, paired);
+            m->quant = true;
+        }
+        uint64_t row_bytes = (uint64_t)tmpl.kcs * 16;
+        uint64_t per       = g->arena_cap / row_bytes;
+        uint64_t grid_rows = 65535ull * tmpl.cfg.gpw * tmpl.cfg.rpg;
+        if (per > grid_rows) per = grid_rows;
+        per &= ~1ull; /* pairs stay whole */
+        if (per == 0)
+            return wgf_fail(err, WGF_ERR_LIMIT,
+                            "gpu-roles: tensor '%s': one row of %u %s is %llu bytes, above the storage binding limit "
+                            "of %llu bytes; it cannot be split by rows",
+                            label, cols,
+                            tmpl.qt != GR_QT_F ? wgf_dtype_str((enum wgf_dtype)tmpl.qt) : g->f16 ? "f16" : "f32",
+                            (unsigned long long)row_bytes, (unsigned long long)g->max_bind);
+        for (uint32_t r = run0[ri]; r < run0[ri + 1]; r += (uint32_t)per) {
+            if (m->n_parts == cap) {
+                cap                 = cap ? 2 * cap : 4;
+                struct gr_part *np  = realloc(m->part, cap * sizeof *np);
+                if (!np) return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: parts of '%s'", label);
+                m->part = np;
+            }
+            struct gr_part *p = &m->part[m->n_parts++];
+            *p                = tmpl;
+            p->row0           = r;
+            p->rows           = run0[ri + 1] - r < per ? run0[ri + 1] - r : (uint32_t)per;
+            p->bytes          = p->rows * row_bytes;
+            uint32_t        arena = 0;
+            enum wgf_status s     = place(g, p->bytes, &arena, &p->off, err);
+            if (s) return s;
+            p->arena = arena; /* p->buf is set once the arena buffer exists */
+        }
     }
     return WGF_OK;
 }
@@ -177,17 +228,21 @@ static void plan_vec(struct gr *g, struct gr_vec *v, uint32_t n)
 /* Fill a planned matrix from its source rows. */
 static enum wgf_status upload_mat(struct gr *g, const struct gr_mat *m, const struct mat_src *src, struct wgf_err *err)
 {
-    uint64_t row_bytes = (uint64_t)m->kc * 16;
-    uint32_t stage_rows = (uint32_t)(GR_UPLOAD_BYTES / row_bytes ? GR_UPLOAD_BYTES / row_bytes : 1);
-    uint8_t *stage      = malloc((size_t)(stage_rows * row_bytes));
-    float   *row        = malloc((size_t)m->kc * 8 * sizeof *row);
+    uint64_t max_row = (uint64_t)m->kc * 16;
+    for (uint32_t pi = 0; pi < m->n_parts; pi++)
+        if ((uint64_t)m->part[pi].kcs * 16 > max_row) max_row = (uint64_t)m->part[pi].kcs * 16;
+    /* a part stages GR_UPLOAD_BYTES / its row bytes rows at a time (one row when a row is larger) */
+    uint8_t *stage     = malloc((size_t)(max_row > GR_UPLOAD_BYTES ? max_row : GR_UPLOAD_BYTES));
+    float   *row       = malloc((size_t)m->kc * 8 * sizeof *row);
     if (!stage || !row) {
         free(stage), free(row);
         return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: staging for '%s'", src->label);
     }
     enum wgf_status s = WGF_OK;
     for (uint32_t pi = 0; pi < m->n_parts && !s; pi++) {
-        const struct gr_part *p = &m->part[pi];
+        const struct gr_part *p          = &m->part[pi];
+        uint64_t              row_bytes  = (uint64_t)p->kcs * 16;
+        uint32_t              stage_rows = (uint32_t)(GR_UPLOAD_BYTES / row_bytes ? GR_UPLOAD_BYTES / row_bytes : 1);
         for (uint32_t r0 = 0; r0 < p->rows && !s; r0 += stage_rows) {
             uint32_t n = p->rows - r0 < stage_rows ? p->rows - r0 : stage_rows;
             memset(stage, 0, (size_t)(n * row_bytes));
@@ -195,6 +250,12 @@ static enum wgf_status upload_mat(struct gr *g, const struct gr_mat *m, const st
                 int64_t                  sr;
                 const struct wgf_tensor *t   = src_of(g, src, p->row0 + r0 + j, &sr);
                 uint8_t                 *dst = stage + j * row_bytes;
+                if (p->qt != GR_QT_F) { /* the file's blocks, repacked (gr_quant.c) */
+                    uint64_t rb = (uint64_t)m->cols / (uint64_t)wgf_dtype_block_elems(t->dtype) *
+                                  (uint64_t)wgf_dtype_block_bytes(t->dtype);
+                    gr_qrepack_row(t->dtype, (const uint8_t *)t->data + (size_t)sr * rb, m->cols, dst);
+                    continue;
+                }
                 if (g->f16 && t->dtype == WGF_DT_F16) { /* stored as f16 already: the bits as they are */
                     memcpy(dst, (const uint8_t *)t->data + (size_t)sr * m->cols * 2, (size_t)m->cols * 2);
                     continue;
@@ -246,19 +307,24 @@ enum wgf_status gr_weights_create(struct gr *g, struct wgf_err *err)
     for (int l = 0; l < c->n_layers; l++) {
         struct gr_layer *L = &g->L[l];
 #define LB(what) (snprintf(lb, sizeof lb, "llm.blk%d.%s", l, what), lb)
-        if ((s = plan_mat(g, &L->qkv, 2 * g->pairs, g->dim, true, LB("attn_qkv.weight"), err)) ||
-            (s = plan_mat(g, &L->wo, g->dim, g->q_dim, false, LB("attn_output.weight"), err)) ||
-            (s = plan_mat(g, &L->gu, 2 * g->hidden, g->dim, true, LB("ffn_gate_up.weight"), err)) ||
-            (s = plan_mat(g, &L->down, g->dim, g->hidden, false, LB("ffn_down.weight"), err)))
+        const struct wgf_layer_weights *M = &W->layers[l];
+        struct mat_src q = {MK_QKV, NULL, M, NULL}, o = {MK_PLAIN, &M->wo, M, NULL};
+        struct mat_src gu = {MK_GU, NULL, M, NULL}, d = {MK_PLAIN, &M->w_down, M, NULL};
+        if ((q.label = LB("attn_qkv.weight"), s = plan_mat(g, &L->qkv, 2 * g->pairs, g->dim, true, &q, err)) ||
+            (o.label = LB("attn_output.weight"), s = plan_mat(g, &L->wo, g->dim, g->q_dim, false, &o, err)) ||
+            (gu.label = LB("ffn_gate_up.weight"), s = plan_mat(g, &L->gu, 2 * g->hidden, g->dim, true, &gu, err)) ||
+            (d.label = LB("ffn_down.weight"), s = plan_mat(g, &L->down, g->dim, g->hidden, false, &d, err)))
             return s;
         plan_vec(g, &L->attn_norm, g->dim);
         plan_vec(g, &L->ffn_norm, g->dim);
         plan_vec(g, &L->bias, 2 * g->pairs);
     }
-    if ((s = plan_mat(g, &g->lm_head, g->vocab, g->dim, false, "llm.output.weight", err))) return s;
+    struct mat_src head = {MK_PLAIN, &W->lm_head, NULL, "llm.output.weight"};
+    if ((s = plan_mat(g, &g->lm_head, g->vocab, g->dim, false, &head, err))) return s;
     g->emb = &g->lm_head;
     if (!c->tie_embeddings || W->tok_embd.data != W->lm_head.data) {
-        if ((s = plan_mat(g, &g->emb_own, g->vocab, g->dim, false, "llm.token_embd.weight", err))) return s;
+        struct mat_src emb = {MK_PLAIN, &W->tok_embd, NULL, "llm.token_embd.weight"};
+        if ((s = plan_mat(g, &g->emb_own, g->vocab, g->dim, false, &emb, err))) return s;
         g->emb = &g->emb_own;
     }
     plan_vec(g, &g->out_norm, g->dim);

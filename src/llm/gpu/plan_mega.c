@@ -64,6 +64,11 @@ static enum wgf_status mega_table(struct gr *g, uint32_t **out, uint32_t *words,
     for (int l = 0; l < g->c.n_layers; l++) {
         const struct gr_mat *m[4] = {&g->L[l].qkv, &g->L[l].wo, &g->L[l].gu, &g->L[l].down};
         for (int i = 0; i < 4; i++) {
+            if (m[i]->quant)
+                return wgf_fail(err, WGF_ERR_UNSUPPORTED,
+                                "%s: layer %d has quantized weight rows; the one-workgroup kernel reads f16/f32 rows "
+                                "only (the roles, fused and ops plans decode blocks)",
+                                g->name, l);
             if (m[i]->n_parts > mp) mp = m[i]->n_parts;
             for (uint32_t p = 0; p < m[i]->n_parts; p++) {
                 if (m[i]->part[p].arena + 1 > g->mega.na) g->mega.na = m[i]->part[p].arena + 1;

@@ -1,0 +1,70 @@
+/* wgfuse — quantized weight rows for the GPU: ggml's blocks repacked so that every field is u32
+ * aligned (a 34-byte Q8_0 or 210-byte Q6_K block is not), without changing a bit of them. The
+ * layout of each type is lib_qblock.wgsl's table: the fields a block stores in an unaligned
+ * place (f16 scales after a 2-byte-aligned payload, a u32 qh at offset 2) move to a region of
+ * the row after the blocks, packed densely, so a row holds exactly the file's bytes plus the
+ * padding to a 16-byte chunk. The shader decodes them (lib_qblock) as cpu-ref does
+ * (src/llm/quant.c). */
+#include <string.h>
+
+#include "llm/gpu/gr.h"
+
+bool gr_qlayout(enum wgf_dtype t, uint32_t cols, struct gr_qlayout *L)
+{
+    int qk = wgf_dtype_block_elems(t);
+    memset(L, 0, sizeof *L);
+    if (t == WGF_DT_F32 || t == WGF_DT_F16 || t == WGF_DT_BF16 || qk <= 0 || cols % (uint32_t)qk) return false;
+    uint32_t nb = cols / (uint32_t)qk, half = (nb + 1) / 2;
+    L->nu       = cols / 32;
+    switch (t) {
+    case WGF_DT_Q4_0: L->qa = 4 * nb, L->words = L->qa + half; break;
+    case WGF_DT_Q4_1: L->qa = 4 * nb, L->words = 5 * nb; break;
+    case WGF_DT_Q5_0: L->qa = 4 * nb, L->qb = 5 * nb, L->words = L->qb + half; break;
+    case WGF_DT_Q5_1: L->qa = 4 * nb, L->qb = 5 * nb, L->words = 6 * nb; break;
+    case WGF_DT_Q8_0: L->qa = 8 * nb, L->words = L->qa + half; break;
+    case WGF_DT_Q2_K: L->words = 21 * nb; break;
+    case WGF_DT_Q3_K: L->qa = 27 * nb, L->words = L->qa + half; break;
+    case WGF_DT_Q4_K: L->words = 36 * nb; break;
+    case WGF_DT_Q5_K: L->words = 44 * nb; break;
+    case WGF_DT_Q6_K: L->qa = 52 * nb, L->words = L->qa + half; break;
+    default: return false;
+    }
+    return true;
+}
+
+void gr_qrepack_row(enum wgf_dtype t, const uint8_t *src, uint32_t cols, uint8_t *dst)
+{
+    struct gr_qlayout L;
+    WGF_ASSERT(gr_qlayout(t, cols, &L));
+    uint32_t       nb = cols / (uint32_t)wgf_dtype_block_elems(t), bb = (uint32_t)wgf_dtype_block_bytes(t);
+    uint8_t       *A = dst + 4 * (size_t)L.qa, *Bq = dst + 4 * (size_t)L.qb;
+    for (uint32_t i = 0; i < nb; i++) {
+        const uint8_t *b = src + (size_t)i * bb;
+        switch (t) {
+        case WGF_DT_Q4_0: /* d | qs[16] */
+            memcpy(dst + 16 * i, b + 2, 16), memcpy(A + 2 * i, b, 2);
+            break;
+        case WGF_DT_Q4_1: /* d m | qs[16] */
+            memcpy(dst + 16 * i, b + 4, 16), memcpy(A + 4 * i, b, 4);
+            break;
+        case WGF_DT_Q5_0: /* d | qh | qs[16] */
+            memcpy(dst + 16 * i, b + 6, 16), memcpy(A + 4 * i, b + 2, 4), memcpy(Bq + 2 * i, b, 2);
+            break;
+        case WGF_DT_Q5_1: /* d m | qh | qs[16] */
+            memcpy(dst + 16 * i, b + 8, 16), memcpy(A + 4 * i, b + 4, 4), memcpy(Bq + 4 * i, b, 4);
+            break;
+        case WGF_DT_Q8_0: /* d | qs[32] */
+            memcpy(dst + 32 * i, b + 2, 32), memcpy(A + 2 * i, b, 2);
+            break;
+        case WGF_DT_Q3_K: /* hmask qs scales | d */
+            memcpy(dst + 108 * i, b, 108), memcpy(A + 2 * i, b + 108, 2);
+            break;
+        case WGF_DT_Q6_K: /* ql qh scales | d */
+            memcpy(dst + 208 * i, b, 208), memcpy(A + 2 * i, b + 208, 2);
+            break;
+        default: /* Q2_K, Q4_K, Q5_K: u32 multiples already */
+            memcpy(dst + (size_t)bb * i, b, bb);
+            break;
+        }
+    }
+}

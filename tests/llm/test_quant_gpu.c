@@ -1,0 +1,172 @@
+/* Quantized weights on the GPU (issue 14): the shader decodes ggml's blocks exactly.
+ *
+ * For every block type, and for a mixed file (types cycled over the matrices, tied
+ * embedding, as a Q4_K_M file mixes them): the small Llama of test_quant_blocks.h written
+ * as blocks and as F32 holding the expected floats. Each GPU plan that decodes blocks
+ * (roles, fused, ops) runs the quantized file and must give cpu-ref's logits of the F32 twin
+ * (every row of a 10-token prefill, and token by token through the decode layers) within
+ * 1e-4 of the largest, and the same greedy ids over 8 decode steps (the on-device sampler
+ * embeds each id from the quantized table: lib_embed's decoder). The roles plan runs every
+ * type; fused and ops run the mixed file and Q4_K. The mixed file's W_qkv gets one part per
+ * type and its interleaved gate/up rows (two types) the float fallback; a smaller binding
+ * limit splits the larger matrices into row parts (mixed, Q6_K). The mega plan refuses
+ * quantized rows with a message (WGF_ERR_UNSUPPORTED), which the dial turns into a skip.
+ *
+ * Mutations this catches (tried): Q4_K's scale/min swapped in qscale_min_k4; Q6_K's high
+ * bits shifted by k instead of 2k; Q5_0's qh bit of the high half off by 16; the Q8_0 d
+ * region one word early in gr_quant.c; lib_rows_q ignoring WOFF (the ops plans' k rows). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "test_quant_blocks.h"
+#include "wgfuse/gpu.h"
+#include "wgfuse/llm_run.h"
+
+#define N_GEN 8
+
+struct ids {
+    int32_t id[N_GEN + 4];
+    int     n;
+};
+static int on_id(void *u, int32_t id)
+{
+    struct ids *x = u;
+    if (x->n < N_GEN + 4) x->id[x->n] = id;
+    x->n++;
+    return 0;
+}
+
+/* logits of every row of tok, and N_GEN greedy ids after it (decode when the backend has it) */
+static enum wgf_status run(const struct wgf_llm_backend *proto, struct wgf_llm_model *m,
+                           const struct wgf_llm_backend_options *o, const int32_t *tok, float *lg, struct ids *ids,
+                           struct wgf_err *err)
+{
+    struct wgf_llm_backend b;
+    enum wgf_status        s = wgf_llm_backend_open(&b, proto, m, o, err);
+    if (s) return s;
+    s = b.forward(&b, tok, M_NTOK, 0, lg, true, err);
+    ids->n = 0;
+    if (!s && b.decode) {
+        struct wgf_sampler        sm = {0};
+        struct wgf_sampler_params sp = wgf_sampler_params_default();
+        sp.temperature               = 0;
+        s                            = wgf_sampler_init(&sm, &sp, b.n_vocab, err);
+        uint32_t                  n  = 0;
+        struct wgf_llm_decode_req rq = {.sampler = &sm, .pos = M_NTOK, .max_ids = N_GEN, .on_id = on_id, .user = ids};
+        if (!s) s = b.decode(&b, &rq, &n, err);
+        wgf_sampler_free(&sm);
+    } else if (!s) { /* host greedy over forward: the reference's ids */
+        float   *row = malloc((size_t)b.n_vocab * sizeof *row);
+        int32_t  cur = 0;
+        for (uint32_t j = 0; j < b.n_vocab; j++)
+            if (lg[(size_t)(M_NTOK - 1) * b.n_vocab + j] > lg[(size_t)(M_NTOK - 1) * b.n_vocab + (uint32_t)cur]) cur = (int32_t)j;
+        for (int g = 0; g < N_GEN && !s && row; g++) {
+            on_id(ids, cur);
+            if ((s = b.forward(&b, &cur, 1, (uint32_t)(M_NTOK + g), row, false, err))) break;
+            int32_t best = 0;
+            for (uint32_t j = 1; j < b.n_vocab; j++)
+                if (row[j] > row[best]) best = (int32_t)j;
+            cur = best;
+        }
+        if (!row) s = wgf_fail(err, WGF_ERR_NOMEM, "row");
+        free(row);
+    }
+    wgf_llm_backend_close(&b);
+    return s;
+}
+
+/* every_plan: fused and ops too (else roles alone: each type's decoder in every role);
+ * parts: roles again with 64 KiB bindings (row parts) */
+static void check_type(struct wgf_t *t, wgf_ctx *ctx, const char *dir, const char *tag, const enum wgf_dtype *types,
+                       int ntypes, bool tied, bool every_plan, bool parts)
+{
+    char qp[600], fp[600], nm[200];
+    snprintf(qp, sizeof qp, "%s/%s_q.gguf", dir, tag);
+    snprintf(fp, sizeof fp, "%s/%s_f32.gguf", dir, tag);
+    struct wgf_err err = {0};
+    snprintf(nm, sizeof nm, "%s: write quantized and f32 twins", tag);
+    if (!wgf_t_check(t, write_pair(qp, fp, types, ntypes, tied, &err) == WGF_OK, nm, "%s", err.msg)) return;
+    struct wgf_llm_model *mq = NULL, *mf = NULL;
+    snprintf(nm, sizeof nm, "%s: load", tag);
+    if (!wgf_t_check(t, wgf_llm_model_load(qp, &mq, &err) == WGF_OK && wgf_llm_model_load(fp, &mf, &err) == WGF_OK, nm,
+                     "%s", err.msg)) {
+        wgf_llm_model_free(mq);
+        return;
+    }
+    int32_t        tok[M_NTOK];
+    struct wgf_rng r;
+    wgf_rng_seed(&r, 99);
+    for (int i = 0; i < M_NTOK; i++) tok[i] = (int32_t)wgf_rng_below(&r, M_VOCAB);
+    size_t     n    = (size_t)M_NTOK * M_VOCAB;
+    float     *ref  = malloc(n * sizeof *ref), *got = malloc(n * sizeof *got);
+    struct ids rids = {0};
+    struct wgf_llm_backend_options co = {.n_ctx = 32, .n_threads = 2};
+    snprintf(nm, sizeof nm, "%s: cpu-ref of the f32 twin", tag);
+    if (!wgf_t_check(t, ref && got && run(&wgf_llm_backend_ref, mf, &co, tok, ref, &rids, &err) == WGF_OK, nm, "%s",
+                     err.msg))
+        goto out;
+    const struct wgf_llm_backend *plans[] = {&wgf_llm_backend_gpu_roles, &wgf_llm_backend_gpu_fused,
+                                             &wgf_llm_backend_gpu_ops};
+    /* 64 KiB bindings: the larger matrices of the test model in several row parts (each part
+     * is its own pipeline, which lavapipe compiles at its first dispatch: a few, not dozens) */
+    const uint64_t binds[] = {0, 65536};
+    for (size_t p = 0; p < (every_plan ? sizeof plans / sizeof plans[0] : 1); p++)
+        for (size_t bi = 0; bi < 2; bi++) {
+            if (bi > 0 && (p > 0 || !parts)) continue; /* the part split is the same code in every plan */
+            struct wgf_llm_backend_options go = {
+                .n_ctx = 32, .gpu = ctx, .weights_f32 = true, .max_binding_bytes = binds[bi]};
+            struct ids ids = {0};
+            snprintf(nm, sizeof nm, "%s: %s%s quantized == cpu-ref f32 twin", tag, plans[p]->plan,
+                     binds[bi] ? " (row parts)" : "");
+            if (run(plans[p], mq, &go, tok, got, &ids, &err) != WGF_OK) {
+                wgf_t_check(t, false, nm, "%s", err.msg);
+                continue;
+            }
+            if (getenv("WGF_TEST_VERBOSE")) printf("%s done\n", nm);
+            double dmax = 0, smax = 0;
+            for (size_t i = 0; i < n; i++) {
+                double d = fabs((double)got[i] - ref[i]);
+                dmax     = isnan(d) || d > dmax ? (isnan(d) ? INFINITY : d) : dmax;
+                smax     = fmax(smax, fabs((double)ref[i]));
+            }
+            bool same_ids = ids.n == rids.n && !memcmp(ids.id, rids.id, sizeof(int32_t) * (size_t)(ids.n < N_GEN ? ids.n : N_GEN));
+            wgf_t_check(t, smax > 0 && dmax <= 1e-4 * smax && same_ids, nm,
+                        "logits max |diff| %.3g of %.3g (tolerance 1e-4 relative); greedy ids %s (%d)", dmax, smax,
+                        same_ids ? "equal" : "DIFFER", ids.n);
+        }
+    /* mega: refused with the reason */
+    struct wgf_llm_backend         b;
+    struct wgf_llm_backend_options go = {.n_ctx = 32, .gpu = ctx, .weights_f32 = true};
+    enum wgf_status                s  = wgf_llm_backend_open(&b, &wgf_llm_backend_gpu_mega, mq, &go, &err);
+    if (s == WGF_OK) wgf_llm_backend_close(&b);
+    snprintf(nm, sizeof nm, "%s: mega refuses quantized rows", tag);
+    wgf_t_check(t, s == WGF_ERR_UNSUPPORTED && strstr(err.msg, "quantized"), nm, "status %d: %s", (int)s, err.msg);
+out:
+    free(ref);
+    free(got);
+    wgf_llm_model_free(mq);
+    wgf_llm_model_free(mf);
+}
+
+int main(void)
+{
+    struct wgf_t t   = {0};
+    wgf_ctx     *ctx = wgf_t_gpu_timeout(&t, 300000);
+    if (!ctx) return wgf_t_finish(&t);
+    char dir[512];
+    wgf_t_tmpdir("quant_gpu", dir, sizeof dir);
+    enum wgf_dtype all[NQT];
+    for (int i = 0; i < NQT; i++) all[i] = QT[i].dt;
+    const char *only = getenv("WGF_TEST_ONLY"); /* one tag, for iterating */
+    if (!only || !strcmp(only, "mixed")) check_type(&t, ctx, dir, "mixed", all, NQT, true, true, true);
+    for (int i = 0; i < NQT; i++) {
+        bool k4 = QT[i].dt == WGF_DT_Q4_K; /* one pure type through every plan (the ops plans' row offsets) */
+        if (!only || !strcmp(only, wgf_dtype_str(QT[i].dt)))
+            check_type(&t, ctx, dir, wgf_dtype_str(QT[i].dt), &QT[i].dt, 1, false, k4, QT[i].dt == WGF_DT_Q6_K);
+    }
+    wgf_ctx_free(ctx);
+    return wgf_t_finish(&t);
+}
