@@ -31,7 +31,8 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_odr_violation=0:de
 # seconds, executions, result) for the cumulative counts in docs/reliability.md.
 BUILD_FUZZ   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= gguf_parse gguf_vocab safetensors_parse tokenizer_json tokenize config_json argv policy_load added_tokens chat_template
+FUZZ_TARGETS ?= gguf_parse gguf_vocab safetensors_parse tokenizer_json tokenize config_json argv policy_load added_tokens chat_template \
+                serve_request
 FUZZ_FLAGS    = -malloc_limit_mb=1 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
 FUZZ_CFLAGS   = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_ENV      = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_odr_violation=0 \

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """wgfuse structure check: the layers of docs/architecture.md, enforced.
 
-    util  <-  gpu (+ the generated kernels/ headers)  <-  {bench, sim, llm}  <-  cli
+    util  <-  gpu (+ the generated kernels/ headers)  <-  {bench, sim, llm}  <-  serve  <-  cli
 
 Two views of the same rule, both run by the build (CMake target wgf_structure) and by
 tests/structure/test_structure.py, which plants violations and expects this script to fail:
@@ -33,7 +33,7 @@ import sys
 from collections import defaultdict
 
 # ---- the layers: the one table to edit when a part or a public header is added ----------
-LAYER = {"util": 0, "gpu": 1, "bench": 2, "sim": 2, "llm": 2, "cli": 3}
+LAYER = {"util": 0, "gpu": 1, "bench": 2, "sim": 2, "llm": 2, "serve": 3, "cli": 4}
 # include/wgfuse/<name>.h -> owning part (first matching pattern wins)
 PUBLIC_HEADERS = [
     (r"status\.h|half\.h", "util"),
@@ -41,12 +41,13 @@ PUBLIC_HEADERS = [
     (r"bench(_\w+)?\.h", "bench"),
     (r"sim(_\w+)?\.h", "sim"),
     (r"llm(_\w+)?\.h|tokenizer(_\w+)?\.h|chat_template\.h|chat\.h", "llm"),
+    (r"serve(_\w+)?\.h", "serve"),
 ]
 GENERATED = {"kernels/ids.h": "gpu", "kernels/constants.h": "gpu"}  # build/generated/
 SHARED_PARTS = {"util"}  # parts whose src/<part>/*.h every layer above may include
 # the CMake target that holds each part's objects (the CLI is the executable wgfuse)
 LIBRARY_PARTS = {"util": "wgfuse_util", "gpu": "wgfuse_gpu", "bench": "wgfuse_bench", "sim": "wgfuse_sim",
-                 "llm": "wgfuse_llm", "cli": "wgfuse"}
+                 "llm": "wgfuse_llm", "serve": "wgfuse_serve", "cli": "wgfuse"}
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SYSTEM_INCLUDE_RE = re.compile(r'^\s*#\s*include\s+<([^>]+)>')

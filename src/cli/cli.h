@@ -124,6 +124,15 @@ struct wgf_cli_chat {
     bool        no_template, parse_special, gen_prompt;
 };
 struct wgf_tokenizer;
+struct wgf_chat;
+struct wgf_err;
+/* Open the chat template once (run, tokenize, serve): --chat-template FILE's contents
+ * (tmpl_file, may be NULL) or the model's own (tmpl_name, may be NULL); notes on stderr when
+ * a built-in one is used. Errors go to *err, not printed: WGF_ERR_UNSUPPORTED when the model
+ * ships none and no built-in fits, WGF_ERR_FORMAT (named by the file), WGF_ERR_ARG, ... */
+enum wgf_status wgf_cli_chat_open(const char *model, const struct wgf_tokenizer *tok, const char *arch,
+                                  const char *tmpl_file, const char *tmpl_name, bool parse_special,
+                                  struct wgf_chat **chat, struct wgf_err *err);
 /* Encode the conversation into *ids (malloc'd), or with `text` non-NULL render it into
  * *text (malloc'd, *text_len bytes) instead. Prints errors and notes; returns 0, or 1. */
 int wgf_cli_chat_encode(const char *model, const struct wgf_tokenizer *tok, const char *arch,
@@ -133,6 +142,7 @@ int wgf_cli_chat_encode(const char *model, const struct wgf_tokenizer *tok, cons
 int wgf_cmd_info(int argc, char **argv);      /* cmd_info.c     */
 int wgf_cmd_report(int argc, char **argv);    /* cmd_report.c   */
 int wgf_cmd_run(int argc, char **argv);       /* cmd_run.c      */
+int wgf_cmd_serve(int argc, char **argv);     /* cmd_serve.c    */
 int wgf_cmd_tokenize(int argc, char **argv);  /* cmd_tokenize.c */
 int wgf_cmd_llm(int argc, char **argv);       /* cmd_llm.c      */
 int wgf__cmd_llm_quantize(int argc, char **argv); /* cmd_quantize.c: `llm quantize` */

@@ -143,13 +143,37 @@ bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, co
 }
 
 /* ---- conversations ----------------------------------------------------------------------- */
+enum wgf_status wgf_cli_chat_open(const char *model, const struct wgf_tokenizer *tok, const char *arch,
+                                  const char *tmpl_file, const char *tmpl_name, bool parse_special,
+                                  struct wgf_chat **chat, struct wgf_err *err)
+{
+    char           *tmpl     = NULL;
+    size_t          tmpl_len = 0;
+    enum wgf_status st;
+    *chat = NULL;
+    if (tmpl_file) {
+        if ((st = wgf_file_read(tmpl_file, 1u << 20, "a chat template", &tmpl, &tmpl_len, err)) != WGF_OK) return st;
+        if (memchr(tmpl, 0, tmpl_len)) {
+            free(tmpl);
+            return wgf_fail(err, WGF_ERR_FORMAT, "%s: the chat template contains a NUL byte", tmpl_file);
+        }
+    }
+    struct wgf_chat_opts co = {.template_text = tmpl, .template_name = tmpl_name, .parse_special = parse_special};
+    st                      = wgf_chat_open(tok, arch, &co, chat, err);
+    free(tmpl);
+    if (st) {
+        if (tmpl_file && st == WGF_ERR_FORMAT) wgf_err_prefix(err, "%s", tmpl_file);
+        return st;
+    }
+    if (wgf_chat_is_builtin(*chat)) fprintf(stderr, "wgfuse: note: %s: using %s\n", model, wgf_chat_source(*chat));
+    return WGF_OK;
+}
+
 int wgf_cli_chat_encode(const char *model, const struct wgf_tokenizer *tok, const char *arch,
                         const struct wgf_cli_chat *o, int32_t **ids, size_t *n_ids, char **text, size_t *text_len)
 {
     struct wgf_err       err = {0};
     unsigned             raw_flags = WGF_TOK_ADD_BOS | (o->parse_special ? WGF_TOK_PARSE_SPECIAL : 0);
-    char                *tmpl = NULL;
-    size_t               tmpl_len = 0;
     struct wgf_chat     *chat = NULL;
     struct wgf_chat_msg *msgs = NULL, pair[2];
     void                *storage = NULL;
@@ -157,25 +181,13 @@ int wgf_cli_chat_encode(const char *model, const struct wgf_tokenizer *tok, cons
     int                  rc = 1;
     enum wgf_status      st = WGF_OK;
     if (o->no_template) goto raw;
-    if (o->tmpl_file) {
-        if (wgf_file_read(o->tmpl_file, 1u << 20, "a chat template", &tmpl, &tmpl_len, &err) != WGF_OK) goto fail;
-        if (memchr(tmpl, 0, tmpl_len)) {
-            wgf_fail(&err, WGF_ERR_FORMAT, "%s: the chat template contains a NUL byte", o->tmpl_file);
-            goto fail;
-        }
-    }
-    struct wgf_chat_opts co = {.template_text = tmpl, .template_name = o->tmpl_name, .parse_special = o->parse_special};
-    st                      = wgf_chat_open(tok, arch, &co, &chat, &err);
+    st = wgf_cli_chat_open(model, tok, arch, o->tmpl_file, o->tmpl_name, o->parse_special, &chat, &err);
     if (st == WGF_ERR_UNSUPPORTED && !o->messages) {
         fprintf(stderr, "wgfuse: warning: %s: the model ships no chat template and none of the built-in ones fits its "
                         "special tokens; the prompt is sent without a template\n", model);
         goto raw;
     }
-    if (st) {
-        if (o->tmpl_file && st == WGF_ERR_FORMAT) wgf_err_prefix(&err, "%s", o->tmpl_file);
-        goto fail;
-    }
-    if (wgf_chat_is_builtin(chat)) fprintf(stderr, "wgfuse: note: %s: using %s\n", model, wgf_chat_source(chat));
+    if (st) goto fail;
     if (o->messages) {
         if (wgf_chat_msgs_load(o->messages, &msgs, &n, &storage, &err) != WGF_OK) goto fail;
     } else {
@@ -210,6 +222,5 @@ fail:
 done:
     wgf_chat_msgs_free(msgs, storage);
     wgf_chat_close(chat);
-    free(tmpl);
     return rc;
 }

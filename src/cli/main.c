@@ -21,6 +21,7 @@ static void usage(FILE *f)
             "  sim train|eval|bench|trace  fused sequential simulation and evolution\n"
             "  run -m MODEL -p PROMPT  generate text with an LLM (HF directory or GGUF)\n"
             "  tokenize -m MODEL -p TEXT  print token ids as JSON\n"
+            "  serve -m MODEL       an OpenAI-compatible HTTP server (chat/completions, completions, models)\n"
             "  llm make-test-model|load-check|bench  LLM utilities\n"
             "  version              version, git commit, build type, dependencies, WebGPU library\n"
             "\n"
@@ -36,6 +37,7 @@ static const struct {
     int (*fn)(int, char **);
 } commands[] = {
     {"info", wgf_cmd_info},   {"report", wgf_cmd_report}, {"run", wgf_cmd_run},     {"tokenize", wgf_cmd_tokenize},
+    {"serve", wgf_cmd_serve},
     {"llm", wgf_cmd_llm},     {"sim", wgf_cmd_sim},       {"bench", wgf_cmd_bench},   {"version", wgf_cmd_version},
     {"--version", wgf_cmd_version},
 };

@@ -13,7 +13,7 @@ int main(void)
     char         cmd[1024];
     const char  *cli = wgf_t_cli();
     static const char *const subs[] = {
-        "", "info", "report", "run", "tokenize",
+        "", "info", "report", "run", "tokenize", "serve",
         "llm", "llm make-test-model", "llm load-check", "llm bench", "llm bench -m model.gguf",
         "sim", "sim train", "sim train cartpole", "sim eval", "sim eval x.policy",
         "sim bench", "sim trace", "sim trace cartpole", "sim market",

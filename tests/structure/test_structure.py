@@ -90,6 +90,11 @@ def main():
                        lambda r: append(r, "src/sim/policy.c", '\n#include "wgfuse/llm.h"\n'), "are siblings")
         expect_failure(base, "cli includes a private llm header",
                        lambda r: append(r, "src/cli/cmd_run.c", '\n#include "llm/gguf.h"\n'), "is private to src/llm/")
+        expect_failure(base, "llm includes serve (up a layer)",
+                       lambda r: append(r, "src/llm/generate.c", '\n#include "wgfuse/serve.h"\n'), "reaches up into serve")
+        expect_failure(base, "cli includes a private serve header",
+                       lambda r: append(r, "src/cli/cmd_run.c", '\n#include "serve/serve_internal.h"\n'),
+                       "is private to src/serve/")
         expect_failure(base, "an installed header includes a private one",
                        lambda r: append(r, "include/wgfuse/sim.h", '\n#include "sim/sim_internal.h"\n'),
                        "an installed header includes a header that is not installed")
@@ -121,6 +126,12 @@ def main():
         s = obj(base, "sim_user", "void wgf_gpu_base(void);\nvoid wgf_sim_user(void) { wgf_gpu_base(); }\n")
         rc, out = check(clean, {"wgfuse_gpu": listing(base, "gpu3", [g]), "wgfuse_sim": listing(base, "sim3", [s])})
         report(rc == 0, "a sim object calling the runtime passes", out[-600:])
+
+        l_up = obj(base, "llm_up", "void wgf_serve_thing(void);\nvoid wgf_llm_a(void) { wgf_serve_thing(); }\n")
+        sv = obj(base, "serve_thing", "void wgf_serve_thing(void) {}\n")
+        rc, out = check(clean, {"wgfuse_llm": listing(base, "llm4", [l_up]), "wgfuse_serve": listing(base, "serve4", [sv])})
+        report(rc == 1 and "uses wgf_serve_thing" in out and "up across the layers" in out,
+               "planted: an llm object calls into serve", out[-600:])
     finally:
         shutil.rmtree(base, ignore_errors=True)
     print(f"{passed} passed, {failed} failed, 0 skipped")
