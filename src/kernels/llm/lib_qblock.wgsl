@@ -18,6 +18,11 @@
 //   Q5_K      44 NB                           blocks as stored (176 B)
 //   Q6_K      52 NB + ceil(NB/2)              blocks without d (208 B: ql, qh, scales) | d (QA)
 // so the GPU holds the file's bytes plus at most 15 bytes of row padding.
+//   qload(rb, u) / qdecode(r, u): the same in two halves, so a matvec issues every unit's
+//                 loads before it decodes the first (the loads are what takes the time):
+//                 qload reads the unit's chunks and words into a QRaw (registers), qdecode
+//                 turns them into the 8 vec4 (Q2_K, Q3_K, whose blocks are not chunk aligned,
+//                 load in qdecode: qunit)
 // needs:      consts QT, QA, QB and QT_* (gr_kernels.c); fn wq4(i: u32) -> vec4<u32>, chunk i
 //             of the binding the weights are read from (the including kernel defines it)
 
@@ -68,102 +73,11 @@ fn qscale_min_k4(h: vec4<u32>, s: u32) -> vec2<f32> {
     return vec2<f32>(f32((c & 15u) | ((e >> 6u) << 4u)), f32((c >> 4u) | ((a >> 6u) << 4u)));
 }
 
-fn qunit_32(rb: u32, u: u32) -> array<vec4<f32>, 8> {
-    var o: array<vec4<f32>, 8>;
-    if (QT == QT_Q8_0) {
-        let d  = qhalf(rb + QA, u);
-        let c0 = wq4(rb / 4u + 2u * u);
-        let c1 = wq4(rb / 4u + 2u * u + 1u);
-        for (var k = 0u; k < 4u; k++) {
-            o[k]      = qs4(c0[k]) * d;
-            o[k + 4u] = qs4(c1[k]) * d;
-        }
-        return o;
-    }
-    let qs = wq4(rb / 4u + u); // 16 bytes: element j low nibble of byte j, j + 16 high nibble
-    var lo: array<vec4<u32>, 4>;
-    var hi: array<vec4<u32>, 4>;
-    for (var k = 0u; k < 4u; k++) {
-        lo[k] = qlo4(qs[k]);
-        hi[k] = qhi4(qs[k]);
-    }
-    if (QT == QT_Q5_0 || QT == QT_Q5_1) { // bit e of qh is bit 4 of element e
-        let qh = qword(rb + QA + u);
-        for (var k = 0u; k < 4u; k++) {
-            lo[k] |= qbits4(qh, 4u * k) << vec4<u32>(4u);
-            hi[k] |= qbits4(qh, 16u + 4u * k) << vec4<u32>(4u);
-        }
-    }
-    if (QT == QT_Q4_0 || QT == QT_Q5_0) { // x = (q - z) d
-        let d = qhalf(rb + select(QA, QB, QT == QT_Q5_0), u);
-        let z = select(vec4<i32>(8), vec4<i32>(16), QT == QT_Q5_0);
-        for (var k = 0u; k < 4u; k++) {
-            o[k]      = vec4<f32>(vec4<i32>(lo[k]) - z) * d;
-            o[k + 4u] = vec4<f32>(vec4<i32>(hi[k]) - z) * d;
-        }
-        return o;
-    }
-    // Q4_1, Q5_1: x = q d + m
-    let dm = unpack2x16float(qword(rb + select(QA, QB, QT == QT_Q5_1) + u));
-    for (var k = 0u; k < 4u; k++) {
-        o[k]      = vec4<f32>(lo[k]) * dm.x + dm.y;
-        o[k + 4u] = vec4<f32>(hi[k]) * dm.x + dm.y;
-    }
-    return o;
-}
-
-fn qunit_k(rb: u32, u: u32) -> array<vec4<f32>, 8> {
+// Q2_K and Q3_K (84- and 108-byte blocks: not chunk aligned, read word by word)
+fn qunit_23k(rb: u32, u: u32) -> array<vec4<f32>, 8> {
     var o: array<vec4<f32>, 8>;
     let b = u / 8u; // super-block
     let s = u % 8u; // its 32-element sub-block
-    if (QT == QT_Q4_K || QT == QT_Q5_K) { // blocks of 36 / 44 words: every field chunk aligned
-        let bc  = rb / 4u + b * select(9u, 11u, QT == QT_Q5_K);
-        let hd  = wq4(bc);
-        let dd  = unpack2x16float(hd.x);
-        let sm  = qscale_min_k4(hd, s);
-        let d1  = dd.x * sm.x;
-        let m1  = dd.y * sm.y;
-        let qc  = bc + select(1u, 3u, QT == QT_Q5_K) + 2u * (s / 2u); // 32 bytes, nibble s % 2
-        let q0  = wq4(qc);
-        let q1  = wq4(qc + 1u);
-        var h0  = vec4<u32>(0u);
-        var h1  = vec4<u32>(0u);
-        if (QT == QT_Q5_K) {
-            h0 = wq4(bc + 1u);
-            h1 = wq4(bc + 2u);
-        }
-        for (var k = 0u; k < 8u; k++) {
-            let w  = select(q1[k % 4u], q0[k % 4u], k < 4u);
-            var q  = (qb4(w) >> vec4<u32>(4u * (s % 2u))) & vec4<u32>(15u);
-            if (QT == QT_Q5_K) {
-                let hw = select(h1[k % 4u], h0[k % 4u], k < 4u);
-                q += ((qb4(hw) >> vec4<u32>(s)) & vec4<u32>(1u)) << vec4<u32>(4u);
-            }
-            o[k] = d1 * vec4<f32>(q) - m1;
-        }
-        return o;
-    }
-    if (QT == QT_Q6_K) { // blocks of 52 words (ql 32, qh 16, scales 4): chunk aligned
-        let bc = rb / 4u + 13u * b;
-        let d  = qhalf(rb + QA, b);
-        let h  = s / 4u;
-        let k4 = s % 4u;
-        let sc = qs4(wq4(bc + 12u)[(2u * h) + (k4 / 2u)]); // int8 scales 8 h + 2 k4 + (0, 1)
-        let d0 = d * sc[2u * (k4 % 2u)];
-        let d1 = d * sc[2u * (k4 % 2u) + 1u];
-        let l0 = wq4(bc + 4u * h + 2u * (k4 % 2u));
-        let l1 = wq4(bc + 4u * h + 2u * (k4 % 2u) + 1u);
-        let g0 = wq4(bc + 8u + 2u * h);
-        let g1 = wq4(bc + 8u + 2u * h + 1u);
-        for (var k = 0u; k < 8u; k++) {
-            let lw = select(l1[k % 4u], l0[k % 4u], k < 4u);
-            let hw = select(g1[k % 4u], g0[k % 4u], k < 4u);
-            let q  = ((qb4(lw) >> vec4<u32>(4u * (k4 / 2u))) & vec4<u32>(15u)) |
-                     (((qb4(hw) >> vec4<u32>(2u * k4)) & vec4<u32>(3u)) << vec4<u32>(4u));
-            o[k] = select(d1, d0, k < 4u) * vec4<f32>(vec4<i32>(q) - vec4<i32>(32));
-        }
-        return o;
-    }
     if (QT == QT_Q2_K) {
         let bw = rb + 21u * b;
         let dd = unpack2x16float(qword(bw + 20u));
@@ -200,8 +114,131 @@ fn qunit_k(rb: u32, u: u32) -> array<vec4<f32>, 8> {
 }
 
 fn qunit(rb: u32, u: u32) -> array<vec4<f32>, 8> {
-    if (QT == QT_Q2_K || QT == QT_Q3_K || QT == QT_Q4_K || QT == QT_Q5_K || QT == QT_Q6_K) {
-        return qunit_k(rb, u);
+    if (QT == QT_Q2_K || QT == QT_Q3_K) {
+        return qunit_23k(rb, u);
     }
-    return qunit_32(rb, u);
+    return qdecode(qload(rb, u), rb, u);
+}
+
+// the loads of one unit: up to 5 chunks and 2 words
+struct QRaw {
+    c: array<vec4<u32>, 5>,
+    a: vec2<u32>,
+}
+
+fn qload(rb: u32, u: u32) -> QRaw {
+    var r: QRaw;
+    let b = u / 8u;
+    let s = u % 8u;
+    if (QT == QT_Q8_0) {
+        r.c[0] = wq4(rb / 4u + 2u * u);
+        r.c[1] = wq4(rb / 4u + 2u * u + 1u);
+        r.a.x  = qword(rb + QA + u / 2u);
+    } else if (QT == QT_Q4_0 || QT == QT_Q4_1 || QT == QT_Q5_0 || QT == QT_Q5_1) {
+        r.c[0] = wq4(rb / 4u + u);
+        let f0 = select(QA + u / 2u, QA + u, QT == QT_Q4_1 || QT == QT_Q5_0 || QT == QT_Q5_1);
+        r.a.x  = qword(rb + f0);
+        if (QT == QT_Q5_0) {
+            r.a.y = qword(rb + QB + u / 2u);
+        } else if (QT == QT_Q5_1) {
+            r.a.y = qword(rb + QB + u);
+        }
+    } else if (QT == QT_Q4_K || QT == QT_Q5_K) {
+        let bc = rb / 4u + b * select(9u, 11u, QT == QT_Q5_K);
+        r.c[0] = wq4(bc);
+        let qc = bc + select(1u, 3u, QT == QT_Q5_K) + 2u * (s / 2u);
+        r.c[1] = wq4(qc);
+        r.c[2] = wq4(qc + 1u);
+        if (QT == QT_Q5_K) {
+            r.c[3] = wq4(bc + 1u);
+            r.c[4] = wq4(bc + 2u);
+        }
+    } else if (QT == QT_Q6_K) {
+        let bc = rb / 4u + 13u * b;
+        let h  = s / 4u;
+        let k4 = s % 4u;
+        r.c[0] = wq4(bc + 4u * h + 2u * (k4 % 2u));
+        r.c[1] = wq4(bc + 4u * h + 2u * (k4 % 2u) + 1u);
+        r.c[2] = wq4(bc + 8u + 2u * h);
+        r.c[3] = wq4(bc + 8u + 2u * h + 1u);
+        r.c[4] = wq4(bc + 12u);
+        r.a.x  = qword(rb + QA + b / 2u);
+    }
+    return r;
+}
+
+fn qdecode(r: QRaw, rb: u32, u: u32) -> array<vec4<f32>, 8> {
+    var o: array<vec4<f32>, 8>;
+    let b = u / 8u;
+    let s = u % 8u;
+    if (QT == QT_Q8_0) {
+        let d = unpack2x16float(r.a.x)[u % 2u];
+        for (var k = 0u; k < 4u; k++) {
+            o[k]      = qs4(r.c[0][k]) * d;
+            o[k + 4u] = qs4(r.c[1][k]) * d;
+        }
+        return o;
+    }
+    if (QT == QT_Q4_0 || QT == QT_Q4_1 || QT == QT_Q5_0 || QT == QT_Q5_1) {
+        var lo: array<vec4<u32>, 4>;
+        var hi: array<vec4<u32>, 4>;
+        for (var k = 0u; k < 4u; k++) {
+            lo[k] = qlo4(r.c[0][k]);
+            hi[k] = qhi4(r.c[0][k]);
+        }
+        if (QT == QT_Q5_0 || QT == QT_Q5_1) {
+            for (var k = 0u; k < 4u; k++) {
+                lo[k] |= qbits4(r.a.x, 4u * k) << vec4<u32>(4u);
+                hi[k] |= qbits4(r.a.x, 16u + 4u * k) << vec4<u32>(4u);
+            }
+        }
+        if (QT == QT_Q4_0 || QT == QT_Q5_0) {
+            let d = unpack2x16float(select(r.a.x, r.a.y, QT == QT_Q5_0))[u % 2u];
+            let z = select(vec4<i32>(8), vec4<i32>(16), QT == QT_Q5_0);
+            for (var k = 0u; k < 4u; k++) {
+                o[k]      = vec4<f32>(vec4<i32>(lo[k]) - z) * d;
+                o[k + 4u] = vec4<f32>(vec4<i32>(hi[k]) - z) * d;
+            }
+            return o;
+        }
+        let dm = unpack2x16float(select(r.a.x, r.a.y, QT == QT_Q5_1));
+        for (var k = 0u; k < 4u; k++) {
+            o[k]      = vec4<f32>(lo[k]) * dm.x + dm.y;
+            o[k + 4u] = vec4<f32>(hi[k]) * dm.x + dm.y;
+        }
+        return o;
+    }
+    if (QT == QT_Q4_K || QT == QT_Q5_K) {
+        let dd = unpack2x16float(r.c[0].x);
+        let sm = qscale_min_k4(r.c[0], s);
+        let d1 = dd.x * sm.x;
+        let m1 = dd.y * sm.y;
+        for (var k = 0u; k < 8u; k++) {
+            let w = select(r.c[2][k % 4u], r.c[1][k % 4u], k < 4u);
+            var q = (qb4(w) >> vec4<u32>(4u * (s % 2u))) & vec4<u32>(15u);
+            if (QT == QT_Q5_K) {
+                let hw = select(r.c[4][k % 4u], r.c[3][k % 4u], k < 4u);
+                q += ((qb4(hw) >> vec4<u32>(s)) & vec4<u32>(1u)) << vec4<u32>(4u);
+            }
+            o[k] = d1 * vec4<f32>(q) - m1;
+        }
+        return o;
+    }
+    if (QT == QT_Q6_K) {
+        let d  = unpack2x16float(r.a.x)[b % 2u];
+        let h  = s / 4u;
+        let k4 = s % 4u;
+        let sc = qs4(r.c[4][(2u * h) + (k4 / 2u)]);
+        let d0 = d * sc[2u * (k4 % 2u)];
+        let d1 = d * sc[2u * (k4 % 2u) + 1u];
+        for (var k = 0u; k < 8u; k++) {
+            let lw = select(r.c[1][k % 4u], r.c[0][k % 4u], k < 4u);
+            let hw = select(r.c[3][k % 4u], r.c[2][k % 4u], k < 4u);
+            let q  = ((qb4(lw) >> vec4<u32>(4u * (k4 / 2u))) & vec4<u32>(15u)) |
+                     (((qb4(hw) >> vec4<u32>(2u * k4)) & vec4<u32>(3u)) << vec4<u32>(4u));
+            o[k] = select(d1, d0, k < 4u) * vec4<f32>(vec4<i32>(q) - vec4<i32>(32));
+        }
+        return o;
+    }
+    return qunit_23k(rb, u); // Q2_K, Q3_K
 }
