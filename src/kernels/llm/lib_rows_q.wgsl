@@ -1,9 +1,9 @@
 // lib_rows_q — fragment: lib_rows' matvec loop for quantized weight rows (lib_qblock).
 //   rows_run(row0, n, lane, li): as lib_rows (the RPG sums of the group's rows, summed over
 //       the group), with the row in QT's repacked blocks: invocation `lane` takes the 32-element
-//       units lane, lane + TPR, ... (NIT of them), issues the loads of all of them for its RPG
-//       rows first (qload), then reads each unit's 8 x vec4 of x once through the kernel's
-//       xin(i) and dots them with each row's decoded unit (qdecode)
+//       units lane, lane + TPR, ... (NIT of them), reads their 8 x vec4 once through the
+//       kernel's xin(i) and dots them with each of its RPG rows' decoded units. (Issuing every
+//       unit's loads first, as lib_rows does, measured slower on the H200: RESULTS.md.)
 // needs:      lib_reduce_*, lib_qblock; const TPR, RPG, NIT, NU (units per row), KCS (row
 //             stride in chunks), WG; module-scope `w: array<vec4<u32>>`, `x: array<vec4<f32>>`;
 //             fn xin(i: u32) -> vec4<f32>, fn xprep(li: u32) (uniform: may hold barriers)
@@ -15,15 +15,6 @@ fn wq4(i: u32) -> vec4<u32> {
 }
 
 fn rows_run(row0: u32, n: u32, lane: u32, li: u32) -> vec4<f32> {
-    // every unit's loads first (lib_qblock's qload), as lib_rows issues its chunks
-    var raw: array<QRaw, NIT * RPG>;
-    for (var i = 0u; i < NIT; i++) {
-        let u = min(lane + i * TPR, NU - 1u);
-        for (var j = 0u; j < RPG; j++) {
-            // rows past n re-read row n - 1 (their sums are not stored)
-            raw[i * RPG + j] = qload(4u * (WOFF + min(row0 + j, n - 1u) * KCS), u);
-        }
-    }
     xprep(li);
     var acc = vec4<f32>(0.0);
     for (var i = 0u; i < NIT; i++) {
@@ -34,7 +25,8 @@ fn rows_run(row0: u32, n: u32, lane: u32, li: u32) -> vec4<f32> {
                 xv[k] = xin(8u * u + k);
             }
             for (var j = 0u; j < RPG; j++) {
-                let wv = qdecode(raw[i * RPG + j], 4u * (WOFF + min(row0 + j, n - 1u) * KCS), u);
+                // rows past n re-read row n - 1 (their sums are not stored)
+                let wv = qunit(4u * (WOFF + min(row0 + j, n - 1u) * KCS), u);
                 var s  = 0.0;
                 for (var k = 0u; k < 8u; k++) {
                     s += dot(wv[k], xv[k]);

@@ -128,9 +128,8 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
  * 4 f16 chunks of weights but 8 to 32 bytes of blocks: half the loads per invocation) */
 static struct wgf_matvec_cfg q_cfg(uint32_t nu, uint32_t rows, bool paired)
 {
-    /* at most 4 units' loads in flight per invocation (each up to 88 bytes in registers) */
     uint32_t rpg = paired ? 2 : 1, loads = 4;
-    if (rows >= 16384) rpg = paired ? 2 : 4, loads = 4;
+    if (rows >= 16384) rpg = 4, loads = 8;
     else if (rows < 4096) loads = 2;
     return wgf_matvec_cfg_pick(nu, rpg, loads, 0);
 }
