@@ -105,7 +105,8 @@ struct wgf_llm_backend {
     enum wgf_status (*step_time)(struct wgf_llm_backend *b, uint32_t pos, uint32_t n_steps, double *ns_per_step,
                                  struct wgf_err *err);
     /* Optional (the fusion-dial plans). The steps of one greedy decode step at position pos,
-     * in replay order (the plan's own schedules: embedding, layers, LM head, greedy sampler),
+     * in replay order (the plan's own schedules as the on-device decode loop records them:
+     * layers, LM head, greedy sampler; dispatches_per_token of them are dispatches),
      * each with its label, grid and cost (bytes, FLOPs) as the plan built them: the first cap
      * copied into out, *n = how many there are (the advisor's cost model reads these). */
     enum wgf_status (*decode_steps)(const struct wgf_llm_backend *b, uint32_t pos, struct wgf_step_info *out,

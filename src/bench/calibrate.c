@@ -277,9 +277,11 @@ static enum wgf_status cal_parse(json_t *root, const char *path, const wgf_ctx *
     json_t *fmt = json_object_get(root, "format"), *ver = json_object_get(root, "version");
     if (!json_is_object(root) || !json_is_string(fmt) || strcmp(json_string_value(fmt), "wgfuse-calibration"))
         return wgf_fail(err, WGF_ERR_FORMAT, "%s: not a wgfuse calibration file", path);
-    if (!json_is_integer(ver) || json_integer_value(ver) != WGF_CALIBRATION_VERSION)
-        return wgf_fail(err, WGF_ERR_FORMAT, "%s: calibration format version %s, this wgfuse reads %d", path,
-                        json_is_integer(ver) ? "other" : "missing", WGF_CALIBRATION_VERSION);
+    if (!json_is_integer(ver))
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: calibration format version missing or not an integer", path);
+    if (json_integer_value(ver) != WGF_CALIBRATION_VERSION)
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: calibration format version %lld, this wgfuse reads %d", path,
+                        (long long)json_integer_value(ver), WGF_CALIBRATION_VERSION);
     enum wgf_status s;
     if ((s = get_str(root, path, "adapter", c->adapter, sizeof c->adapter, err)) ||
         (s = get_str(root, path, "driver", c->driver, sizeof c->driver, err)) ||

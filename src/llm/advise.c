@@ -31,9 +31,9 @@ void wgf_llm_advice_choose(struct wgf_llm_advice *a)
     else
         snprintf(a->reason, sizeof a->reason,
                  "plan %s: predicted %.3f ms/token, %.2fx faster than %s (%u vs %u dispatches per token; "
-                 "%.0f%% of its time dispatch-bound, mostly %s-bound)",
+                 "mostly %s-bound, %.0f%% of its time in dispatch-bound steps)",
                  b->plan, b->pred.total_us * 1e-3, next->pred.total_us / b->pred.total_us, next->plan,
-                 b->pred.dispatches, next->pred.dispatches, 100.0 * share, wgf_cost_bound_name((enum wgf_cost_bound)bound));
+                 b->pred.dispatches, next->pred.dispatches, wgf_cost_bound_name((enum wgf_cost_bound)bound), 100.0 * share);
 }
 
 static enum wgf_status predict_plan(wgf_ctx *ctx, const struct wgf_llm_model *m, struct wgf_llm_backend_options bo,

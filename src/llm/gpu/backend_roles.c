@@ -483,8 +483,9 @@ static enum wgf_status gr_decode_steps(const struct wgf_llm_backend *b, uint32_t
     const struct gr *g = b->impl;
     *n                 = 0;
     if (!g) return wgf_fail(err, WGF_ERR_ARG, "gpu-roles: backend not initialised");
-    const wgf_schedule *list[4] = {g->s[GR_S_EMBED], layers_for(g, pos), g->s[GR_S_HEAD], g->s[GR_S_GREEDY]};
-    for (int k = 0; k < 4; k++)
+    /* what gr_decode records per greedy step (the layers read the fed-back id themselves) */
+    const wgf_schedule *list[3] = {layers_for(g, pos), g->s[GR_S_HEAD], g->s[GR_S_GREEDY]};
+    for (int k = 0; k < 3; k++)
         for (uint32_t i = 0; i < wgf_schedule_len(list[k]); i++, ++*n)
             if (*n < cap) out[*n] = *wgf_schedule_step(list[k], i);
     return WGF_OK;
