@@ -33,6 +33,7 @@ struct wgf_llm_model;
 struct wgf_tokenizer;
 struct wgf_ctx;
 struct wgf_profile;
+struct wgf_step_info;
 struct wgf_sampler;
 
 /* ======================================================================================
@@ -103,6 +104,13 @@ struct wgf_llm_backend {
      * recorded into one timed compute pass; *ns_per_step = their mean (0 without steps). */
     enum wgf_status (*step_time)(struct wgf_llm_backend *b, uint32_t pos, uint32_t n_steps, double *ns_per_step,
                                  struct wgf_err *err);
+    /* Optional (the fusion-dial plans). The steps of one greedy decode step at position pos,
+     * in replay order (the plan's own schedules as the on-device decode loop records them:
+     * layers, LM head, greedy sampler; dispatches_per_token of them are dispatches),
+     * each with its label, grid and cost (bytes, FLOPs) as the plan built them: the first cap
+     * copied into out, *n = how many there are (the advisor's cost model reads these). */
+    enum wgf_status (*decode_steps)(const struct wgf_llm_backend *b, uint32_t pos, struct wgf_step_info *out,
+                                    uint32_t cap, uint32_t *n, struct wgf_err *err);
     uint32_t    dispatches_per_token; /* a greedy decode step (0: not a GPU plan)            */
     /* GPU plans: the weight bytes a decode step reads (every layer matrix and the LM head in
      * their formats on the device: f16, f32 or quantized blocks), the weight bytes on the

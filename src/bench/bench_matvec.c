@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench_internal.h"
 #include "util/rng.h"
 #include "wgfuse/bench.h"
 #include "wgfuse/half.h"
@@ -76,8 +77,8 @@ static enum wgf_status mv_fail(wgf_ctx *ctx, struct wgf_err *err, enum wgf_statu
 }
 
 /* GPU time of one submitted pass (timer) or wall time of submit + wait, in ns. */
-static enum wgf_status mv_time_pass(wgf_ctx *ctx, wgf_timer *tm, wgf_pipeline *pl, wgf_bind_group **bg, uint32_t n_bg,
-                                    uint32_t reps_in_pass, uint32_t grid, double *ns)
+enum wgf_status wgf__bench_time_pass(wgf_ctx *ctx, wgf_timer *tm, wgf_pipeline *pl, wgf_bind_group **bg, uint32_t n_bg,
+                                     uint32_t reps_in_pass, uint32_t grid, double *ns)
 {
     wgf_recorder   *r;
     enum wgf_status s;
@@ -107,7 +108,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double median_of(double *v, int n)
+double wgf__bench_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -141,10 +142,10 @@ static enum wgf_status mv_copy_bw(wgf_ctx *ctx, wgf_timer *tm, bool gpu_adapter,
     int      n = reps < 64 ? reps : 64;
     for (int i = -1; i < n && !s; i++) { /* i = -1: warm-up */
         double ns;
-        if ((s = mv_time_pass(ctx, tm, pl, &bg, 1, 4, grid, &ns))) s = mv_fail(ctx, err, s, "copy pass");
+        if ((s = wgf__bench_time_pass(ctx, tm, pl, &bg, 1, 4, grid, &ns))) s = mv_fail(ctx, err, s, "copy pass");
         else if (i >= 0) t[i] = ns / 4;
     }
-    if (!s) *gbps = 2.0 * (double)bytes / median_of(t, n);
+    if (!s) *gbps = 2.0 * (double)bytes / wgf__bench_median(t, n);
     wgf_bind_group_free(bg);
     wgf_buffer_free(a);
     wgf_buffer_free(b);
@@ -293,11 +294,11 @@ static enum wgf_status mv_run_case(wgf_ctx *ctx, wgf_timer *tm, const struct mv_
         double   t[64];
         for (int i = -1; i < n && !s; i++) {
             double ns;
-            if ((s = mv_time_pass(ctx, tm, pl, bg, copies, per_pass, grid, &ns))) s = mv_fail(ctx, err, s, "timed pass");
+            if ((s = wgf__bench_time_pass(ctx, tm, pl, bg, copies, per_pass, grid, &ns))) s = mv_fail(ctx, err, s, "timed pass");
             else if (i >= 0) t[i] = ns / per_pass;
         }
         if (!s) {
-            double ns  = median_of(t, n);
+            double ns  = wgf__bench_median(t, n);
             row->us    = ns * 1e-3;
             row->gbps  = (double)(wbytes + (uint64_t)KP * 4 + (uint64_t)N * 4) / ns;
         }

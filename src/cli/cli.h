@@ -111,6 +111,20 @@ void wgf_cli_backend_usage(FILE *f);
 bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, const struct wgf_llm_model *m,
                           struct wgf_llm_backend_options *bo, wgf_ctx **ctx, struct wgf_llm_backend *be);
 
+/* The advisor (cmd_advise.c). The device description for ctx: `file` (else
+ * $WGFUSE_CALIBRATION) when given, for any adapter; else the cache file of ctx's adapter,
+ * measured and stored first when it is missing, unusable (one warning line) or recalibrate.
+ * Prints errors; returns 0 or 1. */
+struct wgf_calibration;
+int         wgf_cli_calibration(wgf_ctx *ctx, const char *file, bool recalibrate, bool quick,
+                                struct wgf_calibration *c);
+/* --plan auto: the plan the cost model predicts fastest for m on ctx (one stderr line saying
+ * which and why); NULL after printing the error. */
+struct wgf_llm_model;
+struct wgf_llm_backend_options;
+struct wgf_llm_backend;
+const struct wgf_llm_backend *wgf_cli_plan_auto(wgf_ctx *ctx, const struct wgf_llm_model *m, const struct wgf_llm_backend_options *bo);
+
 /* A conversation from the command line (cli_llm.c): --messages FILE.json, or --system +
  * the prompt; --chat-template FILE / --chat-template-name N choose the template;
  * --no-template sends the prompt as it is (BOS as the tokenizer wants). A model without
@@ -141,6 +155,7 @@ int wgf_cli_chat_encode(const char *model, const struct wgf_tokenizer *tok, cons
 /* Subcommands. */
 int wgf_cmd_info(int argc, char **argv);      /* cmd_info.c     */
 int wgf_cmd_report(int argc, char **argv);    /* cmd_report.c   */
+int wgf_cmd_advise(int argc, char **argv);    /* cmd_advise.c   */
 int wgf_cmd_run(int argc, char **argv);       /* cmd_run.c      */
 int wgf_cmd_serve(int argc, char **argv);     /* cmd_serve.c    */
 int wgf_cmd_tokenize(int argc, char **argv);  /* cmd_tokenize.c */

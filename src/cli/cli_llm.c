@@ -40,8 +40,8 @@ int wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int *
         }
         b->name = v;
     } else if (!strcmp(a, "--plan")) {
-        if (!wgf_llm_backend_find("gpu", v)) {
-            wgf_cli_error("--plan: '%s' is not a GPU plan (%s)", v, wgf_llm_plan_names());
+        if (strcmp(v, "auto") && !wgf_llm_backend_find("gpu", v)) {
+            wgf_cli_error("--plan: '%s' is not a GPU plan (%s, or auto)", v, wgf_llm_plan_names());
             return 2;
         }
         b->plan = v;
@@ -101,7 +101,8 @@ void wgf_cli_backend_usage(FILE *f)
                "                         GPU), the other points of the fusion dial on the same weights and\n"
                "                         kernels: ops (one dispatch per eager-framework op), fused (ops + the\n"
                "                         paper's 3 fusions), mega (every layer in one dispatch of one\n"
-               "                         workgroup); or unfused (the first GPU plan, one role per dispatch, f32)\n"
+               "                         workgroup); or unfused (the first GPU plan, one role per dispatch, f32);\n"
+               "                         auto: the plan `wgfuse advise` predicts fastest on this device\n"
                "  --weights f16|f32      gpu roles/ops/fused/mega: weight format on the GPU (default f16, two\n"
                "                         per 32-bit word)\n"
                "  --weights TYPE         quantize at load (Q8_0, Q4_0, Q4_K_M, Q5_K_M, Q6_K, ...: `wgfuse llm\n"
@@ -120,7 +121,8 @@ bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, co
         wgf_cli_error("--plan, --weights and --no-subgroups apply to --backend gpu, not %s", b->name);
         return false;
     }
-    const struct wgf_llm_backend *proto = wgf_llm_backend_find(gpu ? "gpu" : "cpu-ref", b->plan);
+    bool                          autop = b->plan && !strcmp(b->plan, "auto");
+    const struct wgf_llm_backend *proto = wgf_llm_backend_find(gpu ? "gpu" : "cpu-ref", autop ? NULL : b->plan);
     if (gpu && proto == &wgf_llm_backend_gpu && (b->weights_f32 || b->no_subgroups)) {
         wgf_cli_error("--weights and --no-subgroups apply to the plans roles, ops, fused and mega");
         return false;
@@ -135,6 +137,9 @@ bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, co
     }
     bo->weights_f32  = b->weights_f32;
     bo->no_subgroups = b->no_subgroups;
+    if (autop) { /* the cost model's choice (cmd_advise.c) */
+        if (!(proto = wgf_cli_plan_auto(*ctx, m, bo))) return false;
+    }
     if (wgf_llm_backend_open(be, proto, m, bo, &err) != WGF_OK) {
         wgf_cli_error("%s: %s", model, err.msg);
         return false;

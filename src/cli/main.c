@@ -23,6 +23,7 @@ static void usage(FILE *f)
             "  tokenize -m MODEL -p TEXT  print token ids as JSON\n"
             "  serve -m MODEL       an OpenAI-compatible HTTP server (chat/completions, completions, models)\n"
             "  llm make-test-model|load-check|bench  LLM utilities\n"
+            "  advise --calibrate|--llm M|--shape S  measured cost model: predicts every plan, picks one\n"
             "  version              version, git commit, build type, dependencies, WebGPU library\n"
             "\n"
             "global flags (before or after COMMAND):\n"
@@ -39,7 +40,7 @@ static const struct {
     {"info", wgf_cmd_info},   {"report", wgf_cmd_report}, {"run", wgf_cmd_run},     {"tokenize", wgf_cmd_tokenize},
     {"serve", wgf_cmd_serve},
     {"llm", wgf_cmd_llm},     {"sim", wgf_cmd_sim},       {"bench", wgf_cmd_bench},   {"version", wgf_cmd_version},
-    {"--version", wgf_cmd_version},
+    {"--version", wgf_cmd_version}, {"advise", wgf_cmd_advise},
 };
 
 /* A mapped model file that shrinks under us (truncated download finishing, file replaced,

@@ -17,7 +17,7 @@ int main(void)
         "llm", "llm make-test-model", "llm load-check", "llm bench", "llm bench -m model.gguf",
         "sim", "sim train", "sim train cartpole", "sim eval", "sim eval x.policy",
         "sim bench", "sim trace", "sim trace cartpole", "sim market",
-        "bench", "bench dispatch", "bench fusion",
+        "bench", "bench dispatch", "bench fusion", "advise",
     };
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
         for (int form = 0; form < 2; form++) {

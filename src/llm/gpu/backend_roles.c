@@ -477,6 +477,20 @@ static enum wgf_status gr_step_time(struct wgf_llm_backend *b, uint32_t pos, uin
     return WGF_OK;
 }
 
+static enum wgf_status gr_decode_steps(const struct wgf_llm_backend *b, uint32_t pos, struct wgf_step_info *out,
+                                       uint32_t cap, uint32_t *n, struct wgf_err *err)
+{
+    const struct gr *g = b->impl;
+    *n                 = 0;
+    if (!g) return wgf_fail(err, WGF_ERR_ARG, "gpu-roles: backend not initialised");
+    /* what gr_decode records per greedy step (the layers read the fed-back id themselves) */
+    const wgf_schedule *list[3] = {layers_for(g, pos), g->s[GR_S_HEAD], g->s[GR_S_GREEDY]};
+    for (int k = 0; k < 3; k++)
+        for (uint32_t i = 0; i < wgf_schedule_len(list[k]); i++, ++*n)
+            if (*n < cap) out[*n] = *wgf_schedule_step(list[k], i);
+    return WGF_OK;
+}
+
 static void gr_reset(struct wgf_llm_backend *b) { (void)b; /* positions are overwritten as they are evaluated */ }
 
 /* The plans of the fusion dial: one backend, the decode layers chosen by `plan` at init. */
@@ -484,6 +498,7 @@ static void gr_reset(struct wgf_llm_backend *b) { (void)b; /* positions are over
     {                                                                                                                  \
         .name = backend_name, .init = gr_init, .forward = gr_forward, .reset = gr_reset, .free = gr_free,              \
         .decode = gr_decode, .profile = gr_profile, .step_time = gr_step_time, .plan = plan_name,                      \
+        .decode_steps = gr_decode_steps,                                                                               \
     }
 const struct wgf_llm_backend wgf_llm_backend_gpu_roles = GR_BACKEND("gpu-roles", "roles");
 const struct wgf_llm_backend wgf_llm_backend_gpu_ops   = GR_BACKEND("gpu-ops", "ops");

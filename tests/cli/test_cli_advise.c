@@ -1,0 +1,186 @@
+/* `wgfuse advise` and `--plan auto` through the CLI binary ($WGF_CLI), on the default adapter,
+ * with the cache in a temporary $XDG_CACHE_HOME:
+ *   - `advise --calibrate --json`: exit 0, one JSON object with the figures, the cache file
+ *     written (valid JSON, format version 1);
+ *   - a cache file that is corrupt, cut short or of another version: one warning line naming
+ *     it, a recalibration, and a valid file again (`advise --shape tiny`, exit 0);
+ *   - two synthetic devices (--calibration FILE) where the right plan differs: dispatches of
+ *     1 ms on a device whose single workgroup reaches the whole bandwidth (mega: fewest
+ *     dispatches) vs dispatches of 0.5 us on a wide device where one workgroup gets 1% of the
+ *     bandwidth (mega's one-workgroup layers are slow: roles); `advise --json` recommends each,
+ *     and `run --plan auto` on the tiny Llama (via $WGFUSE_CALIBRATION) says on stderr which
+ *     plan it chose and runs it;
+ *   - the dispatches advise counts for roles and mega are the dispatches_per_token `llm bench`
+ *     reports for them (the model reads the plans, not a second description);
+ *   - errors: no mode (exit 2), --calibrate with --calibration (2), a missing --calibration
+ *     file (exit 1, one line naming it), --plan with advise (2). */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static char out[1 << 16];
+
+static json_t *last_json(const char *text)
+{
+    const char  *p = strchr(text, '{');
+    json_error_t je;
+    return p ? json_loads(p, JSON_DISABLE_EOF_CHECK, &je) : NULL;
+}
+
+static void write_text(const char *path, const char *text, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) fwrite(text, 1, n, f), fclose(f);
+}
+
+/* the cache file of the default adapter: the one file in DIR/wgfuse */
+static bool cache_file(const char *xdg, char *buf, size_t cap)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "ls '%s'/wgfuse/calibration-*.json", xdg);
+    if (wgf_t_run(cmd, buf, cap) != 0) return false;
+    char *nl = strchr(buf, '\n');
+    if (nl) *nl = 0;
+    return buf[0] == '/';
+}
+
+static bool cache_valid(const char *path)
+{
+    json_error_t je;
+    json_t      *j  = json_load_file(path, 0, &je);
+    bool         ok = j && json_integer_value(json_object_get(j, "version")) == 1 &&
+              json_number_value(json_object_get(json_object_get(j, "device"), "read_gbps")) > 0;
+    json_decref(j);
+    return ok;
+}
+
+static void device(const char *path, double disp, double bw, double bw_wg, double gf, double gf_wg)
+{
+    char text[2048];
+    int  n = snprintf(text, sizeof text,
+                      "{\"format\": \"wgfuse-calibration\", \"version\": 1, \"adapter\": \"synthetic\", \"driver\": \"\", "
+                      "\"backend\": \"\", \"webgpu_lib\": \"\", \"date\": \"\", \"seconds\": 0, "
+                      "\"dispatch_us_by_mode\": {\"one_pass\": %g, \"pass_each\": %g, \"submit_each\": %g, "
+                      "\"wait_each\": %g}, \"device\": {\"dispatch_us\": %g, \"read_gbps\": %g, \"read_gbps_wg\": %g, "
+                      "\"gflops\": %g, \"gflops_wg\": %g, \"barrier_ns\": 0, \"subgroup_ns\": 0}}",
+                      disp, disp, disp, disp, disp, bw, bw_wg, gf, gf_wg);
+    write_text(path, text, (size_t)n);
+}
+
+int main(void)
+{
+    struct wgf_t t   = {0};
+    const char  *cli = wgf_t_cli();
+    char         dir[512], cmd[4096], cache[1024], devA[700], devB[700];
+    wgf_t_tmpdir("cli_advise", dir, sizeof dir);
+    snprintf(devA, sizeof devA, "%s/devA.json", dir);
+    snprintf(devB, sizeof devB, "%s/devB.json", dir);
+    setenv("XDG_CACHE_HOME", dir, 1);
+    unsetenv("WGFUSE_CALIBRATION");
+
+    snprintf(cmd, sizeof cmd, "{ '%s' --quiet advise --calibrate --json 2>/dev/null; }", cli);
+    int     rc = wgf_t_run(cmd, out, sizeof out);
+    json_t *j  = last_json(out);
+    wgf_t_check(&t, rc == 0 && j && json_number_value(json_object_get(json_object_get(j, "device"), "gflops")) > 0 &&
+                        json_object_get(json_object_get(j, "dispatch_us_by_mode"), "wait_each"),
+                "advise --calibrate --json", "exit %d: %.300s", rc, out);
+    json_decref(j);
+    bool have = cache_file(dir, cache, sizeof cache);
+    if (!wgf_t_check(&t, have && cache_valid(cache), "cache file written", "%.300s", cache)) return wgf_t_finish(&t);
+
+    /* damaged cache files: warned about, recalibrated, rewritten */
+    char *good = NULL;
+    FILE *f    = fopen(cache, "rb");
+    size_t len = 0;
+    if (f) {
+        good = malloc(1 << 16);
+        len  = fread(good, 1, (1 << 16) - 1, f);
+        fclose(f);
+        good[len] = 0;
+    }
+    const char *ver = good ? strstr(good, "\"version\": 1") : NULL;
+    char        other[1 << 16];
+    snprintf(other, sizeof other, "%.*s\"version\": 7%s", (int)(ver ? ver - good : 0), good ? good : "",
+             ver ? ver + strlen("\"version\": 1") : "");
+    struct {
+        const char *name, *text;
+        size_t      n;
+        const char *want;
+    } cases[3] = {{"corrupt cache", "not json at all", 15, "corrupt"},
+                  {"truncated cache", good, len / 2, "corrupt"},
+                  {"other-version cache", other, strlen(other), "version"}};
+    for (int i = 0; i < 3 && good && ver; i++) {
+        write_text(cache, cases[i].text, cases[i].n);
+        snprintf(cmd, sizeof cmd, "{ '%s' --quiet advise --shape tiny 2>&1 >/dev/null; }", cli);
+        rc = wgf_t_run(cmd, out, sizeof out);
+        wgf_t_check(&t, rc == 0 && strstr(out, "warning: ignoring") && strstr(out, cache) && strstr(out, cases[i].want) &&
+                            strstr(out, "recalibrating") && cache_valid(cache),
+                    cases[i].name, "exit %d: %.400s", rc, out);
+    }
+    wgf_t_check(&t, good && ver, "cache file has a version field", "%.200s", good ? good : "");
+    free(good);
+
+    /* two synthetic devices */
+    device(devA, 1000, 100, 100, 1000, 1000);
+    device(devB, 0.5, 100, 1, 1000, 10);
+    const char *want[2] = {"mega", "roles"};
+    const char *dev[2]  = {devA, devB};
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "{ '%s' --quiet advise --shape tiny --calibration '%s' --json 2>/dev/null; }", cli,
+                 dev[i]);
+        rc          = wgf_t_run(cmd, out, sizeof out);
+        j           = last_json(out);
+        json_t *rec = json_object_get(j, "recommended");
+        if (i == 0) { /* the cost model reads the plan's own dispatches: as many as the plan runs */
+            json_t   *plans = json_object_get(j, "plans");
+            long long adv[4];
+            for (size_t k = 0; k < 4; k++)
+                adv[k] = json_integer_value(json_object_get(json_array_get(plans, k), "dispatches"));
+            for (int k = 2; k < 4; k++) { /* roles, mega */
+                char c2[2048], o2[8192];
+                snprintf(c2, sizeof c2,
+                         "{ '%s' --quiet llm bench --shape tiny --plan %s -n 2 --prompt-tokens 2 --runs 1 --json "
+                         "2>/dev/null; }",
+                         cli, k == 2 ? "roles" : "mega");
+                int     r2 = wgf_t_run(c2, o2, sizeof o2);
+                json_t *b  = last_json(o2);
+                long long d = json_integer_value(json_object_get(b, "dispatches_per_token"));
+                wgf_t_check(&t, r2 == 0 && d > 0 && d == adv[k], "advise counts the dispatches the plan runs",
+                            "%s: advise %lld, llm bench %lld (exit %d)", k == 2 ? "roles" : "mega", adv[k], d, r2);
+                json_decref(b);
+            }
+        }
+        wgf_t_check(&t, rc == 0 && json_is_string(rec) && !strcmp(json_string_value(rec), want[i]) &&
+                            json_array_size(json_object_get(j, "plans")) == 4,
+                    i ? "wide device: roles" : "expensive dispatches: mega", "exit %d: %.600s", rc, out);
+        json_decref(j);
+        snprintf(cmd, sizeof cmd,
+                 "{ WGFUSE_CALIBRATION='%s' '%s' run -m '%s' --tokens 1,2 -n 2 --temp 0 --plan auto 2>&1 >/dev/null; }",
+                 dev[i], cli, wgf_t_tiny_llama());
+        rc = wgf_t_run(cmd, out, sizeof out);
+        char line[64];
+        snprintf(line, sizeof line, "plan auto: chose plan %s:", want[i]);
+        wgf_t_check(&t, rc == 0 && strstr(out, line), "run --plan auto says what it chose", "exit %d: %.400s", rc, out);
+    }
+
+    struct {
+        const char *args, *name, *want;
+        int         rc;
+    } errs[] = {{"advise", "no mode: usage error", "give --calibrate", 2},
+                {"advise --calibrate --calibration x.json", "--calibrate with --calibration", "--calibration", 2},
+                {"advise --shape tiny --calibration /nonexistent/dev.json", "missing --calibration file",
+                 "/nonexistent/dev.json", 1},
+                {"advise --shape tiny --plan roles", "--plan with advise", "--plan", 2}};
+    for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' --quiet %s", cli, errs[i].args);
+        rc        = wgf_t_run(cmd, out, sizeof out);
+        int lines = 0;
+        for (const char *p = out; *p; p++) lines += *p == '\n';
+        wgf_t_check(&t, rc == errs[i].rc && strstr(out, errs[i].want) && lines == 1, errs[i].name, "exit %d: %.300s",
+                    rc, out);
+    }
+    return wgf_t_finish(&t);
+}
