@@ -19,12 +19,24 @@
 
 var<private> inv: f32; // 1 / rms of x
 
+// with XW the normed input's product x * g is written once per workgroup (xprep) and every
+// matvec lane reads it from workgroup memory: one load instead of two and a multiply
+var<workgroup> xw: array<vec4<f32>, XWN>;
+
 fn xin(i: u32) -> vec4<f32> {
+    if (XW) {
+        return xw[i];
+    }
     return x[i] * g[i];
 }
 
 fn xprep(li: u32) {
-    inv = rows_rms(li, 0u);
+    if (XW) {
+        for (var i = li; i < DIMP / 4u; i += WG) {
+            xw[i] = x[i] * g[i];
+        }
+    }
+    inv = rows_rms(li, 0u); // its barrier orders the xw writes before the reads
 }
 
 @compute @workgroup_size(WG)

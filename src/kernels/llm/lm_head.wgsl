@@ -25,12 +25,24 @@ var<workgroup> bv: array<f32, GPW * RPG>;
 var<private>   xo:  u32; // first vec4 of the input row
 var<private>   inv: f32; // 1 / rms of it
 
+// with XW the normed input's product x * g is written once per workgroup (xprep) and every
+// matvec lane reads it from workgroup memory: one load instead of two and a multiply
+var<workgroup> xw: array<vec4<f32>, XWN>;
+
 fn xin(i: u32) -> vec4<f32> {
+    if (XW) {
+        return xw[i];
+    }
     return x[xo + i] * g[i];
 }
 
 fn xprep(li: u32) {
-    inv = rows_rms(li, xo);
+    if (XW) {
+        for (var i = li; i < DIMP / 4u; i += WG) {
+            xw[i] = x[xo + i] * g[i];
+        }
+    }
+    inv = rows_rms(li, xo); // its barrier orders the xw writes before the reads
 }
 
 @compute @workgroup_size(WG)

@@ -77,6 +77,7 @@ struct gr_part {
     uint32_t              qt;     /* GR_QT_F or a quantized wgf_dtype                         */
     uint32_t              kcs;    /* row stride in 16-byte chunks                             */
     uint32_t              nu;     /* quantized: 32-element units per row (0: float)            */
+    uint32_t              ni;     /* quantized: matvec items per row (lib_rows_q)              */
     uint32_t              qa, qb; /* quantized: first words of the row's second/third regions  */
     struct wgf_matvec_cfg cfg;    /* decode kernel layout (rpg or pairs per group)            */
 };
@@ -167,6 +168,7 @@ struct gr {
     bool                        f16;  /* weights packed f16 (else f32)                        */
     uint32_t                    sgs;  /* subgroup size the reductions use; 0: workgroup memory */
     uint32_t n_ctx, dim, dimp, q_dim, kv_dim, hd, half, rot, hidden, hidp, vocab, vp, pairs;
+    bool     xw; /* XW: norm-prologue matvecs hold x * g in workgroup memory (DIMP fits) */
     uint32_t qkv_s, gu_s;   /* prefill row strides of the QKV and gate/up outputs          */
     uint32_t split, n_split; /* attention slice length and count                           */
     uint32_t rope_tables, rope_orig;
@@ -264,6 +266,7 @@ struct gr_qlayout {
     uint32_t words;  /* u32 words of one row (before the 16-byte padding)             */
     uint32_t qa, qb; /* first words of the second and third regions                    */
     uint32_t nu;     /* 32-element units                                               */
+    uint32_t ni;     /* matvec items (lib_rows_q): 64 elements for Q4_K..Q6_K, else 32  */
 };
 bool gr_qlayout(enum wgf_dtype t, uint32_t cols, struct gr_qlayout *L);
 /* one row of `cols` elements in t's blocks (as in the file) into its layout; dst holds

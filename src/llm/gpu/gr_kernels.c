@@ -44,6 +44,8 @@ void gr_prelude_shapes(const struct gr *g, struct wgf_prelude *p)
 #undef GR_PRE
     wgf_prelude_u32(p, "DIM", g->dim, "hidden size");
     wgf_prelude_u32(p, "DIMP", g->dimp, "DIM padded to 16 (activation row stride)");
+    wgf_prelude_bool(p, "XW", g->xw, "norm-prologue matvecs keep x * g in workgroup memory");
+    wgf_prelude_u32(p, "XWN", g->xw ? g->dimp / 4 : 1, "vec4 of that workgroup copy");
     wgf_prelude_u32(p, "Q_DIM", g->q_dim, "n_heads * head_dim");
     wgf_prelude_u32(p, "KV_DIM", g->kv_dim, "n_kv_heads * head_dim");
     wgf_prelude_u32(p, "N_HEADS", (uint64_t)c->n_heads, "query heads");
@@ -109,6 +111,7 @@ void gr_prelude_part(struct wgf_prelude *p, const struct gr_mat *m, const struct
     wgf_prelude_u32(p, "KC", pt->qt == GR_QT_F ? m->kc : pt->kcs, "16-byte chunks per weight row");
     wgf_prelude_u32(p, "KCS", pt->kcs, "row stride in chunks");
     wgf_prelude_u32(p, "NU", pt->nu, "quantized: 32-element units per row");
+    wgf_prelude_u32(p, "NI", pt->ni, "quantized: matvec items per row (lib_rows_q)");
     wgf_prelude_u32(p, "QA", pt->qa, "quantized: first word of the row's second region");
     wgf_prelude_u32(p, "QB", pt->qb, "quantized: first word of the row's third region");
 }

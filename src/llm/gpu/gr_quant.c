@@ -16,6 +16,7 @@ bool gr_qlayout(enum wgf_dtype t, uint32_t cols, struct gr_qlayout *L)
     if (t == WGF_DT_F32 || t == WGF_DT_F16 || t == WGF_DT_BF16 || qk <= 0 || cols % (uint32_t)qk) return false;
     uint32_t nb = cols / (uint32_t)qk, half = (nb + 1) / 2;
     L->nu       = cols / 32;
+    L->ni       = t == WGF_DT_Q4_K || t == WGF_DT_Q5_K || t == WGF_DT_Q6_K ? cols / 64 : L->nu;
     switch (t) {
     case WGF_DT_Q4_0: L->qa = 4 * nb, L->words = L->qa + half; break;
     case WGF_DT_Q4_1: L->qa = 4 * nb, L->words = 5 * nb; break;

@@ -124,14 +124,16 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
     return wgf_matvec_cfg_pick(kc, rpg, loads, 0);
 }
 
-/* The decode layout of a quantized part: as gr_mat_cfg, counting 32-element units (a unit is
- * 4 f16 chunks of weights but 8 to 32 bytes of blocks: half the loads per invocation) */
-static struct wgf_matvec_cfg q_cfg(uint32_t nu, uint32_t rows, bool paired)
+/* The decode layout of a quantized part, counting lib_rows_q's items (64 elements of Q4_K..Q6_K,
+ * else 32): one item per invocation (more invocations per row, not more items each: on the
+ * H200 two items each were 5-20% slower, bench/RESULTS.md), 4 rows per group for the large
+ * matrices (each activation read serves 4 rows) */
+static struct wgf_matvec_cfg q_cfg(uint32_t ni, uint32_t rows, bool paired)
 {
-    uint32_t rpg = paired ? 2 : 1, loads = 4;
-    if (rows >= 16384) rpg = 4, loads = 8;
-    else if (rows < 4096) loads = 2;
-    return wgf_matvec_cfg_pick(nu, rpg, loads, 0);
+    uint32_t rpg = paired ? 2 : 1, loads = 2;
+    if (rows >= 16384) rpg = 4, loads = 4;
+    else if (rows < 4096) loads = 1;
+    return wgf_matvec_cfg_pick(ni, rpg, loads, 0);
 }
 
 /* the GPU row format of stored row s: its tensor's block type when the shader decodes it */
@@ -174,8 +176,8 @@ static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, u
         struct gr_qlayout L;
         if (tmpl.qt != GR_QT_F) {
             WGF_ASSERT(gr_qlayout((enum wgf_dtype)tmpl.qt, cols, &L));
-            tmpl.kcs = (L.words + 3) / 4, tmpl.nu = L.nu, tmpl.qa = L.qa, tmpl.qb = L.qb;
-            tmpl.cfg = q_cfg(L.nu, rows, paired);
+            tmpl.kcs = (L.words + 3) / 4, tmpl.nu = L.nu, tmpl.ni = L.ni, tmpl.qa = L.qa, tmpl.qb = L.qb;
+            tmpl.cfg = q_cfg(L.ni, rows, paired);
             m->quant = true;
         }
         uint64_t row_bytes = (uint64_t)tmpl.kcs * 16;
