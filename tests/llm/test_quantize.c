@@ -260,6 +260,11 @@ static void cli(struct wgf_t *t, const char *dir, const char *src)
     snprintf(cmd, sizeof cmd, "%s llm quantize %s %s/cli.gguf --type q4_k_m", wgf_t_cli(), src, dir);
     int rc = wgf_t_run(cmd, out, sizeof out);
     wgf_t_check(t, rc == 0 && strstr(out, "q6_k") && strstr(out, "q4_k"), "cli: llm quantize --type q4_k_m", "rc %d: %s", rc, out);
+    /* Q3_K is llama-quantize's alias of Q3_K_M: Q5_K attn_v in layers 0-1, Q4_K ffn_down */
+    snprintf(cmd, sizeof cmd, "%s llm quantize %s %s/cli3.gguf --type q3_k", wgf_t_cli(), src, dir);
+    rc = wgf_t_run(cmd, out, sizeof out);
+    wgf_t_check(t, rc == 0 && strstr(out, "q3_k") && strstr(out, "q4_k") && strstr(out, "q5_k") && strstr(out, "q6_k"),
+                "cli: llm quantize --type q3_k (Q3_K_M)", "rc %d: %s", rc, out);
     snprintf(cmd, sizeof cmd, "%s llm quantize %s %s/cli.gguf --type IQ2_XXS", wgf_t_cli(), src, dir);
     rc = wgf_t_run(cmd, out, sizeof out);
     wgf_t_check(t, rc == 2 && strstr(out, "unknown type 'IQ2_XXS'"), "cli: unknown type is a usage error", "rc %d: %s", rc, out);
