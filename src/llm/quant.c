@@ -233,7 +233,14 @@ void wgf__quant_decode(enum wgf_dtype t, const void *src, uint64_t nblocks, floa
 
 /* ---- ggml's reference quantizers (quantize_row_*_ref), re-derived ---------------------------
  * Each writes the bytes ggml's reference writes for the same floats (f16 scales rounded to
- * nearest even, float -> int conversions truncating as C does). */
+ * nearest even, float -> int conversions truncating as C does; outside int's range, what
+ * ggml's casts do on x86-64). */
+
+/* float -> int as ggml's casts compile on x86-64 (cvttss2si: truncation toward zero, and
+ * INT32_MIN for NaN or out of range; the callers then keep the low byte). Only a block of
+ * values near FLT_MAX or below ~1e-38 leaves the range (1/d overflows, or x - min does);
+ * there a plain C cast would be undefined. */
+static inline int32_t trunc_x86(float v) { return v > -2147483648.0f && v < 2147483648.0f ? (int32_t)v : INT32_MIN; }
 
 /* Q8_0: d = max|x| / 127, q = round(x / d) (half away from zero). */
 static void enc_q8_0(const float *x, uint8_t *b)
@@ -242,7 +249,7 @@ static void enc_q8_0(const float *x, uint8_t *b)
     for (int i = 0; i < 32; i++) amax = fmaxf(amax, fabsf(x[i]));
     float d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
     f2h(b, d);
-    for (int i = 0; i < 32; i++) b[2 + i] = (uint8_t)(int8_t)roundf(x[i] * id);
+    for (int i = 0; i < 32; i++) b[2 + i] = (uint8_t)trunc_x86(roundf(x[i] * id));
 }
 
 /* The signed value of largest magnitude of x[0..n) (the first one on ties), as ggml picks it. */
@@ -265,7 +272,7 @@ static void enc_q4_0(const float *x, uint8_t *b)
     float d = signed_absmax(x, 32) / -8.0f, id = d != 0 ? 1.0f / d : 0.0f;
     f2h(b, d);
     for (int j = 0; j < 16; j++) {
-        int a = clamp_hi((int8_t)(x[j] * id + 8.5f), 15), c = clamp_hi((int8_t)(x[j + 16] * id + 8.5f), 15);
+        int a = clamp_hi((int8_t)trunc_x86(x[j] * id + 8.5f), 15), c = clamp_hi((int8_t)trunc_x86(x[j + 16] * id + 8.5f), 15);
         b[2 + j] = (uint8_t)(a | c << 4);
     }
 }
@@ -289,7 +296,7 @@ static void enc_q4_1(const float *x, uint8_t *b)
     f2h(b, d);
     f2h(b + 2, mn);
     for (int j = 0; j < 16; j++) {
-        int a = clamp_hi((int8_t)((x[j] - mn) * id + 0.5f), 15), c = clamp_hi((int8_t)((x[j + 16] - mn) * id + 0.5f), 15);
+        int a = clamp_hi((int8_t)trunc_x86((x[j] - mn) * id + 0.5f), 15), c = clamp_hi((int8_t)trunc_x86((x[j + 16] - mn) * id + 0.5f), 15);
         b[4 + j] = (uint8_t)(a | c << 4);
     }
 }
@@ -310,7 +317,7 @@ static void enc_q5_0(const float *x, uint8_t *b)
     float d = signed_absmax(x, 32) / -16.0f, id = d != 0 ? 1.0f / d : 0.0f;
     int   q[32];
     f2h(b, d);
-    for (int e = 0; e < 32; e++) q[e] = clamp_hi((int8_t)(x[e] * id + 16.5f), 31);
+    for (int e = 0; e < 32; e++) q[e] = clamp_hi((int8_t)trunc_x86(x[e] * id + 16.5f), 31);
     put_q5(b + 6, b + 2, q);
 }
 
@@ -323,7 +330,7 @@ static void enc_q5_1(const float *x, uint8_t *b)
     int   q[32];
     f2h(b, d);
     f2h(b + 2, mn);
-    for (int e = 0; e < 32; e++) q[e] = (uint8_t)((x[e] - mn) * id + 0.5f);
+    for (int e = 0; e < 32; e++) q[e] = (uint8_t)trunc_x86((x[e] - mn) * id + 0.5f);
     put_q5(b + 8, b + 4, q);
 }
 
