@@ -357,6 +357,44 @@ static void kquantizers(struct wgf_t *t)
         wgf_t_check(t, zero, nm, "block 3");
     }
 
+    /* Hand-worked blocks: sub-block 0 holds values on the block's grid, the other 15 are zero.
+     * Q3_K: x_e = (e % 8 - 4) / 4 for e < 16. Sub-block 0's fit is 1/4 (the grid through
+     * -4 * 1/4), the others 0; d = f16(-(1/4) / 32) = -2^-7 = 0xA000, and the stored 6-bit
+     * scales (value + 32) are 0 for sub-block 0 and 32 (binary 10 0000) for the rest:
+     * scales[0..7] = 0 (low nibbles), scales[8 + j] holds bits 2 of sub-blocks j, j+4, j+8,
+     * j+12 at bit pairs 0, 2, 4, 6: 0xA8 for j = 0 (sub-block 0 contributes 00), else 0xAA.
+     * q + 4 = e % 8: hmask[e] bit 0 set for e % 8 >= 4, qs[e] = e % 4. */
+    {
+        uint8_t want[110] = {0}, got[110];
+        for (int e = 0; e < 16; e++) {
+            x[e]     = (float)(e % 8 - 4) / 4.0f;
+            want[e]  = (uint8_t)(e % 8 >= 4);
+            want[32 + e] = (uint8_t)(e % 4);
+        }
+        for (int e = 16; e < 256; e++) x[e] = 0.0f;
+        want[96 + 8] = 0xA8, want[96 + 9] = want[96 + 10] = want[96 + 11] = 0xAA, want[108] = 0x00, want[109] = 0xA0;
+        wgf__quant_encode(WGF_DT_Q3_K, x, 1, got);
+        int bad = -1;
+        for (int i = 0; i < 110 && bad < 0; i++) bad = got[i] != want[i] ? i : -1;
+        wgf_t_check(t, bad < 0, "quantizer q3_k: hand-worked block", bad < 0 ? "110 bytes as worked out" : "byte %d: 0x%02x, worked out 0x%02x",
+                    bad, bad < 0 ? 0 : got[bad], bad < 0 ? 0 : want[bad]);
+    }
+    /* Q2_K: x_e = (e % 4 - 1) * 15/16 for e < 16 (q = e % 4, scale 15/16, min 15/16). The fit
+     * is that scale and min; both are the block's largest, so their 4-bit codes are 15
+     * (scales[0] = 0xFF), d = dmin = f16((15/16) / 15) = 2^-4 = 0x2C00; the zero sub-blocks
+     * code 0. qs[e] = e % 4 (bits 0-1: elements 0..31 of the first half). */
+    {
+        uint8_t want[84] = {0}, got[84];
+        for (int e = 0; e < 16; e++) x[e] = (float)(e % 4 - 1) * 0.9375f, want[16 + e] = (uint8_t)(e % 4);
+        for (int e = 16; e < 256; e++) x[e] = 0.0f;
+        want[0] = 0xFF, want[81] = 0x2C, want[83] = 0x2C;
+        wgf__quant_encode(WGF_DT_Q2_K, x, 1, got);
+        int bad = -1;
+        for (int i = 0; i < 84 && bad < 0; i++) bad = got[i] != want[i] ? i : -1;
+        wgf_t_check(t, bad < 0, "quantizer q2_k: hand-worked block", bad < 0 ? "84 bytes as worked out" : "byte %d: 0x%02x, worked out 0x%02x",
+                    bad, bad < 0 ? 0 : got[bad], bad < 0 ? 0 : want[bad]);
+    }
+
     /* Values on a grid the block can hold come back exactly.
      * Q3_K: x = q * 2^e, q in -4..3 with a -4 in every sub-block: every sub-block's fit is
      * exactly 2^e (the grid through -4 * 2^e, no move helps), the stored sub-scales are all
