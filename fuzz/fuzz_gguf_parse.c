@@ -1,6 +1,7 @@
 /* Fuzz target gguf_parse: GGUF header, metadata and tensor infos (wgf_gguf_open_mem), every
  * accessor on an accepted file, then the model loader on the same bytes (hyperparameters
- * and tensor shapes vs the config: RELIABILITY.md items 1-13). */
+ * and tensor shapes vs the config: RELIABILITY.md items 1-13). A quantized tensor's first
+ * block is decoded, and re-quantized when its values are finite. */
 #include "fuzz_common.h"
 #include "llm/gguf.h"
 #include "llm/model_files.h"
@@ -46,6 +47,18 @@ static void walk(const struct wgf_gguf *g)
             float blk[256];
             wgf__quant_decode(ti.dtype, ti.data, 1, blk);
             g_sink ^= (uint8_t)(blk[0] != blk[0]);
+            /* and its values, when finite (what llm quantize accepts), go through the type's
+             * quantizer: extreme magnitudes and subnormals against the searches' float->int
+             * conversions (UBSan's float-cast-overflow) */
+            int  ne     = wgf_dtype_block_elems(ti.dtype);
+            bool finite = true;
+            for (int e = 0; e < ne; e++) finite = finite && blk[e] - blk[e] == 0.0f;
+            if (finite && wgf__quant_can_encode(ti.dtype)) {
+                uint8_t q[256];
+                wgf__quant_encode(ti.dtype, blk, 1, q);
+                wgf__quant_decode(ti.dtype, q, 1, blk);
+                g_sink ^= (uint8_t)(blk[ne - 1] != blk[ne - 1]);
+            }
         }
         char name[WGF_TENSOR_NAME_MAX + 1];
         if (ti.name_len < sizeof name && !memchr(ti.name, 0, ti.name_len)) {

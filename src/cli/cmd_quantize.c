@@ -13,9 +13,9 @@ static void quantize_usage(FILE *f)
             "usage: wgfuse llm quantize IN OUT --type TYPE [--pure] [--no-tokenizer]\n"
             "  IN: a Hugging Face directory or a GGUF file; OUT: the GGUF to write.\n"
             "  TYPE: %s.\n"
-            "  The _S/_M recipes and the output matrix follow llama-quantize's rules; --pure puts every\n"
+            "  The _S/_M/_L recipes and the output matrix follow llama-quantize's rules; --pure puts every\n"
             "  matrix in TYPE's base type. Rows that are not whole blocks fall back as llama.cpp does\n"
-            "  (Q4_K->Q5_0, Q5_K->Q5_1, Q6_K->Q8_0, else F16). A GGUF input's metadata (tokenizer, chat\n"
+            "  (Q2_K, Q3_K->Q4_0, Q4_K->Q5_0, Q5_K->Q5_1, Q6_K->Q8_0, else F16). A GGUF input's metadata (tokenizer, chat\n"
             "  template) is copied; an HF input's tokenizer.json is converted (--no-tokenizer: weights only).\n",
             wgf_llm_quantize_types());
 }

@@ -56,8 +56,10 @@ enum wgf_status wgf__llm_save_gguf(const struct wgf_llm_model *m, const char *pa
                                    struct wgf_err *err);
 
 /* ---- quantize.c ---------------------------------------------------------------------------- */
-/* The type recipe `type` gives a matrix (WGF_DT_COUNT for an unknown recipe). */
-enum wgf_dtype wgf__llm_quantize_pick(const char *type, bool pure, enum wgf__role role, int layer, int n_layers, int64_t cols);
+/* The type recipe `type` gives a matrix of `role` in `layer` of `n_layers` with `cols`
+ * columns, in a model with n_gqa = n_head / n_kv_head (WGF_DT_COUNT for an unknown recipe). */
+enum wgf_dtype wgf__llm_quantize_pick(const char *type, bool pure, enum wgf__role role, int layer, int n_layers, int n_gqa,
+                                      int64_t cols);
 
 /* ---- safetensors.c ---------------------------------------------------------------------- */
 /* One tensor of a parsed safetensors file. Only dtypes we can load are kept as views;

@@ -97,13 +97,14 @@ struct synth_types {
     const char    *recipe; /* NULL: every matrix in dt                                       */
     enum wgf_dtype dt;
     int            n_layers;
+    int            n_gqa; /* n_heads / n_kv_heads */
 };
 
 static enum wgf_status mat(struct wgf_llm_model *m, struct wgf_tensor *t, const char *name, int64_t rows, int64_t cols,
                            const struct synth_types *ty, enum wgf__role role, int layer, uint64_t *state,
                            struct wgf_err *err)
 {
-    enum wgf_dtype dt = ty->recipe ? wgf__llm_quantize_pick(ty->recipe, false, role, layer, ty->n_layers, cols) : ty->dt;
+    enum wgf_dtype dt = ty->recipe ? wgf__llm_quantize_pick(ty->recipe, false, role, layer, ty->n_layers, ty->n_gqa, cols) : ty->dt;
     size_t         n  = (size_t)rows * (size_t)cols;
     uint64_t       nbytes;
     if (!wgf__dtype_nbytes(dt, n, (uint64_t)cols, &nbytes))
@@ -154,7 +155,7 @@ enum wgf_status wgf_llm_model_synth_weights(const char *shape, const char *weigh
 {
     if (!strcmp(weights, "f16") || !strcmp(weights, "bf16"))
         return synth(shape, !strcmp(weights, "f16") ? WGF_DT_F16 : WGF_DT_BF16, NULL, seed, out, err);
-    if (wgf__llm_quantize_pick(weights, false, WGF__ROLE_FFN_UP, 0, 1, 256) == WGF_DT_COUNT)
+    if (wgf__llm_quantize_pick(weights, false, WGF__ROLE_FFN_UP, 0, 1, 1, 256) == WGF_DT_COUNT)
         return wgf_fail(err, WGF_ERR_ARG, "synthetic model: weights '%s' are not f16, bf16 or a quantization type (%s)",
                         weights, wgf_llm_quantize_types());
     return synth(shape, WGF_DT_F16, weights, seed, out, err);
@@ -206,7 +207,7 @@ static enum wgf_status synth(const char *shape, enum wgf_dtype dtype, const char
     wgf_rng_seed(&r, seed);
     const int64_t   D = c->dim, H = c->hidden_dim, V = c->vocab_size, Q = (int64_t)c->n_heads * c->head_dim,
                   KV = (int64_t)c->n_kv_heads * c->head_dim;
-    const struct synth_types ty = {recipe, dtype, c->n_layers};
+    const struct synth_types ty = {recipe, dtype, c->n_layers, c->n_heads / c->n_kv_heads};
     enum wgf_status s = W->layers ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "synthetic model: layers");
     char            nm[64];
     if (!s)

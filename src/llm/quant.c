@@ -1,5 +1,5 @@
 /* wgfuse — ggml's quantized block formats: decoding for every type the loader keeps as
- * blocks, and ggml's reference quantizers for the simple types (wgfuse llm quantize).
+ * blocks, and ggml's reference quantizers for each of them (wgfuse llm quantize).
  *
  * The layouts below were read from ggml-org/ggml (ggml-common.h: the block structs;
  * ggml-quants.c: dequantize_row_* and quantize_row_*_ref) and re-derived per element;
@@ -233,7 +233,14 @@ void wgf__quant_decode(enum wgf_dtype t, const void *src, uint64_t nblocks, floa
 
 /* ---- ggml's reference quantizers (quantize_row_*_ref), re-derived ---------------------------
  * Each writes the bytes ggml's reference writes for the same floats (f16 scales rounded to
- * nearest even, float -> int conversions truncating as C does). */
+ * nearest even, float -> int conversions truncating as C does; outside int's range, what
+ * ggml's casts do on x86-64). */
+
+/* float -> int as ggml's casts compile on x86-64 (cvttss2si: truncation toward zero, and
+ * INT32_MIN for NaN or out of range; the callers then keep the low byte). Only a block of
+ * values near FLT_MAX or below ~1e-38 leaves the range (1/d overflows, or x - min does);
+ * there a plain C cast would be undefined. */
+static inline int32_t trunc_x86(float v) { return v > -2147483648.0f && v < 2147483648.0f ? (int32_t)v : INT32_MIN; }
 
 /* Q8_0: d = max|x| / 127, q = round(x / d) (half away from zero). */
 static void enc_q8_0(const float *x, uint8_t *b)
@@ -242,14 +249,14 @@ static void enc_q8_0(const float *x, uint8_t *b)
     for (int i = 0; i < 32; i++) amax = fmaxf(amax, fabsf(x[i]));
     float d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
     f2h(b, d);
-    for (int i = 0; i < 32; i++) b[2 + i] = (uint8_t)(int8_t)roundf(x[i] * id);
+    for (int i = 0; i < 32; i++) b[2 + i] = (uint8_t)trunc_x86(roundf(x[i] * id));
 }
 
-/* the signed value of largest magnitude (the first one on ties), as ggml picks it */
-static float signed_absmax(const float *x)
+/* The signed value of largest magnitude of x[0..n) (the first one on ties), as ggml picks it. */
+static float signed_absmax(const float *x, int n)
 {
     float amax = 0, max = 0;
-    for (int i = 0; i < 32; i++)
+    for (int i = 0; i < n; i++)
         if (amax < fabsf(x[i])) {
             amax = fabsf(x[i]);
             max  = x[i];
@@ -262,10 +269,10 @@ static inline int clamp_hi(int v, int hi) { return v > hi ? hi : v; }
 /* Q4_0: d = max / -8 (so the extreme maps to q = 0), q = min(15, trunc(x/d + 8.5)). */
 static void enc_q4_0(const float *x, uint8_t *b)
 {
-    float d = signed_absmax(x) / -8.0f, id = d != 0 ? 1.0f / d : 0.0f;
+    float d = signed_absmax(x, 32) / -8.0f, id = d != 0 ? 1.0f / d : 0.0f;
     f2h(b, d);
     for (int j = 0; j < 16; j++) {
-        int a = clamp_hi((int8_t)(x[j] * id + 8.5f), 15), c = clamp_hi((int8_t)(x[j + 16] * id + 8.5f), 15);
+        int a = clamp_hi((int8_t)trunc_x86(x[j] * id + 8.5f), 15), c = clamp_hi((int8_t)trunc_x86(x[j + 16] * id + 8.5f), 15);
         b[2 + j] = (uint8_t)(a | c << 4);
     }
 }
@@ -289,7 +296,7 @@ static void enc_q4_1(const float *x, uint8_t *b)
     f2h(b, d);
     f2h(b + 2, mn);
     for (int j = 0; j < 16; j++) {
-        int a = clamp_hi((int8_t)((x[j] - mn) * id + 0.5f), 15), c = clamp_hi((int8_t)((x[j + 16] - mn) * id + 0.5f), 15);
+        int a = clamp_hi((int8_t)trunc_x86((x[j] - mn) * id + 0.5f), 15), c = clamp_hi((int8_t)trunc_x86((x[j + 16] - mn) * id + 0.5f), 15);
         b[4 + j] = (uint8_t)(a | c << 4);
     }
 }
@@ -307,10 +314,10 @@ static void put_q5(uint8_t *qs, uint8_t *qh4, const int *q)
 /* Q5_0: d = max / -16, q = min(31, trunc(x/d + 16.5)). */
 static void enc_q5_0(const float *x, uint8_t *b)
 {
-    float d = signed_absmax(x) / -16.0f, id = d != 0 ? 1.0f / d : 0.0f;
+    float d = signed_absmax(x, 32) / -16.0f, id = d != 0 ? 1.0f / d : 0.0f;
     int   q[32];
     f2h(b, d);
-    for (int e = 0; e < 32; e++) q[e] = clamp_hi((int8_t)(x[e] * id + 16.5f), 31);
+    for (int e = 0; e < 32; e++) q[e] = clamp_hi((int8_t)trunc_x86(x[e] * id + 16.5f), 31);
     put_q5(b + 6, b + 2, q);
 }
 
@@ -323,21 +330,31 @@ static void enc_q5_1(const float *x, uint8_t *b)
     int   q[32];
     f2h(b, d);
     f2h(b + 2, mn);
-    for (int e = 0; e < 32; e++) q[e] = (uint8_t)((x[e] - mn) * id + 0.5f);
+    for (int e = 0; e < 32; e++) q[e] = (uint8_t)trunc_x86((x[e] - mn) * id + 0.5f);
     put_q5(b + 8, b + 4, q);
 }
 
-/* ---- k-quants: ggml's reference search (quantize_row_q{4,5,6}_K_ref, no importance matrix,
+/* ---- k-quants: ggml's reference search (quantize_row_q{2,3,4,5,6}_K_ref, no importance matrix,
  * which is what llama-quantize runs without --imatrix) ------------------------------------ */
 
 /* round to nearest, ties to even (ggml adds 1.5 * 2^23 and reads the mantissa: the same
- * for |v| < 2^22, which every caller guarantees) */
-static inline int round_ne(float v) { return (int)rintf(v); }
+ * for |v| < 2^22). Every caller clamps the result to a few bits; beyond 2^22 (a tiny f16
+ * scale against a large weight, or Q3_K's iterative search dividing by a small positive
+ * sum) ggml's trick returns garbage, here the value saturates (and NaN goes low), so the
+ * conversion to int is always defined. */
+static inline int round_ne(float v)
+{
+    if (!(v > -4194303.0f)) return -4194303;
+    return v < 4194303.0f ? (int)rintf(v) : 4194303;
+}
 
 /* Affine fit of n values to q in [0, nmax] with x ~ scale * q - mn (mn >= 0 returned in
  * *mn): start from the min/max grid, then try nstep+1 stretched grids (nmax + rmin +
- * rdelta * k) and keep the weighted least-squares (scale, min) of the best one. q in L. */
-static float fit_affine(int n, int nmax, const float *x, const float *w, uint8_t *L, float *mn, float rmin, float rdelta, int nstep)
+ * rdelta * k) and keep the (scale, min) of the best one by weighted squared error, or by
+ * weighted absolute error when `mad` (Q2_K). Each grid's (scale, min) is its weighted
+ * least-squares fit in both cases. q in L (n <= 32). */
+static float fit_affine(int n, int nmax, const float *x, const float *w, uint8_t *L, float *mn, float rmin, float rdelta, int nstep,
+                        bool mad)
 {
     float lo = x[0], hi = x[0], sw = w[0], sx = sw * x[0];
     for (int i = 1; i < n; i++) {
@@ -357,7 +374,7 @@ static float fit_affine(int n, int nmax, const float *x, const float *w, uint8_t
         int q = round_ne(inv * (x[i] - lo));
         L[i]  = (uint8_t)(q < 0 ? 0 : q > nmax ? nmax : q);
         float e = scale * (float)L[i] + lo - x[i];
-        best += w[i] * (e * e);
+        best += w[i] * (mad ? fabsf(e) : e * e);
     }
     uint8_t trial[32];
     for (int k = 0; k <= nstep; k++) {
@@ -381,7 +398,7 @@ static float fit_affine(int n, int nmax, const float *x, const float *w, uint8_t
         float err = 0;
         for (int i = 0; i < n; i++) {
             float e = ts * (float)trial[i] + tm - x[i];
-            err += w[i] * (e * e);
+            err += w[i] * (mad ? fabsf(e) : e * e);
         }
         if (err < best) {
             memcpy(L, trial, (size_t)n);
@@ -407,8 +424,8 @@ static void enc_q45_k(const float *x, uint8_t *b, int nmax)
         for (int l = 0; l < 32; l++) s2 += xs[l] * xs[l];
         float rms = sqrtf(s2 / 32);
         for (int l = 0; l < 32; l++) w[l] = rms + fabsf(xs[l]);
-        sc[s] = nmax == 15 ? fit_affine(32, 15, xs, w, L + 32 * s, &mn[s], -1.0f, 0.1f, 20)
-                           : fit_affine(32, 31, xs, w, L + 32 * s, &mn[s], -0.5f, 0.1f, 15);
+        sc[s] = nmax == 15 ? fit_affine(32, 15, xs, w, L + 32 * s, &mn[s], -1.0f, 0.1f, 20, false)
+                           : fit_affine(32, 31, xs, w, L + 32 * s, &mn[s], -0.5f, 0.1f, 15, false);
         if (sc[s] > max_sc) max_sc = sc[s];
         if (mn[s] > max_mn) max_mn = mn[s];
     }
@@ -458,51 +475,45 @@ static void enc_q5_k(const float *x, uint8_t *b) { enc_q45_k(x, b, 31); }
 
 #define SMALLEST_MAX 1e-15f /* ggml's GROUP_MAX_EPS: below it a group counts as all zero */
 
+/* 16 values on the symmetric grid q = round(inv * x) clamped to [lo, hi]; the x^2-weighted
+ * sums sum(w x q) and sum(w q^2) of the least-squares scale slx / sl2. */
+static void sym_grid(const float *x, float inv, int lo, int hi, int *q, float *slx, float *sl2)
+{
+    float a = 0, b = 0;
+    for (int i = 0; i < 16; i++) {
+        int v = round_ne(inv * x[i]);
+        q[i]  = v < lo ? lo : v > hi ? hi : v;
+        float w = x[i] * x[i];
+        a += w * x[i] * (float)q[i];
+        b += w * (float)q[i] * (float)q[i];
+    }
+    *slx = a, *sl2 = b;
+}
+
 /* Symmetric fit of 16 values to q in [-32, 31], weighted by x^2: the grid through the
  * value of largest magnitude, then 18 nearby grids (-(32 + 0.1 k) / max, k = +-1..9),
  * keeping the best least-squares scale. q + 32 in L. */
 static float fit_symmetric(const float *x, uint8_t *L)
 {
-    float amax = 0, max = 0;
-    for (int i = 0; i < 16; i++)
-        if (fabsf(x[i]) > amax) {
-            amax = fabsf(x[i]);
-            max  = x[i];
-        }
-    if (amax < SMALLEST_MAX) {
+    float max = signed_absmax(x, 16);
+    if (fabsf(max) < SMALLEST_MAX) {
         memset(L, 0, 16);
         return 0;
     }
-    float inv = -32.0f / max, slx = 0, sl2 = 0;
-    for (int i = 0; i < 16; i++) {
-        int q = round_ne(inv * x[i]);
-        q     = q < -32 ? -32 : q > 31 ? 31 : q;
-        L[i]  = (uint8_t)(q + 32);
-        float w = x[i] * x[i];
-        slx += w * x[i] * (float)q;
-        sl2 += w * (float)q * (float)q;
-    }
+    int   q[16], best_q[16];
+    float slx, sl2;
+    sym_grid(x, -32.0f / max, -32, 31, best_q, &slx, &sl2);
     float scale = sl2 != 0 ? slx / sl2 : 0.0f, best = scale * slx;
     for (int k = -9; k <= 9; k++) {
         if (k == 0) continue;
-        inv = -(32.0f + 0.1f * (float)k) / max;
-        slx = sl2 = 0;
-        for (int i = 0; i < 16; i++) {
-            int q = round_ne(inv * x[i]);
-            q     = q < -32 ? -32 : q > 31 ? 31 : q;
-            float w = x[i] * x[i];
-            slx += w * x[i] * (float)q;
-            sl2 += w * (float)q * (float)q;
-        }
+        sym_grid(x, -(32.0f + 0.1f * (float)k) / max, -32, 31, q, &slx, &sl2);
         if (sl2 > 0 && slx * slx > best * sl2) {
-            for (int i = 0; i < 16; i++) {
-                int q = round_ne(inv * x[i]);
-                L[i]  = (uint8_t)((q < -32 ? -32 : q > 31 ? 31 : q) + 32);
-            }
+            memcpy(best_q, q, sizeof q);
             scale = slx / sl2;
             best  = scale * slx;
         }
     }
+    for (int i = 0; i < 16; i++) L[i] = (uint8_t)(best_q[i] + 32);
     return scale;
 }
 
@@ -512,16 +523,11 @@ static float fit_symmetric(const float *x, uint8_t *L)
 static void enc_q6_k(const float *x, uint8_t *b)
 {
     uint8_t L[256];
-    float   sc[16], max_abs = 0, max_sc = 0;
-    for (int s = 0; s < 16; s++) {
-        sc[s] = fit_symmetric(x + 16 * s, L + 16 * s);
-        if (fabsf(sc[s]) > max_abs) {
-            max_abs = fabsf(sc[s]);
-            max_sc  = sc[s];
-        }
-    }
+    float   sc[16];
+    for (int s = 0; s < 16; s++) sc[s] = fit_symmetric(x + 16 * s, L + 16 * s);
+    float max_sc = signed_absmax(sc, 16);
     memset(b, 0, 210);
-    if (max_abs < SMALLEST_MAX) return; /* all zero, d = +0 */
+    if (fabsf(max_sc) < SMALLEST_MAX) return; /* all zero, d = +0 */
     float inv = -128.0f / max_sc;
     f2h(b + 208, 1 / inv);
     float d = h2f(b + 208);
@@ -544,10 +550,137 @@ static void enc_q6_k(const float *x, uint8_t *b)
         }
 }
 
+/* ---- Q2_K and Q3_K (quantize_row_q2_K_ref, quantize_row_q3_K_ref) ------------------------- */
+
+/* 2-bit values of one 256-block into qs[64]: byte 32 h + l holds elements 128 h + l + 32 k
+ * in bits 2k, 2k+1 (k = 0..3), as the decoders read them. */
+static void put_2bit(const uint8_t *L, uint8_t *qs)
+{
+    for (int h = 0; h < 2; h++)
+        for (int l = 0; l < 32; l++) {
+            const uint8_t *q = L + 128 * h + l;
+            qs[32 * h + l]   = (uint8_t)(q[0] | q[32] << 2 | q[64] << 4 | q[96] << 6);
+        }
+}
+
+/* Q2_K: each 16-value sub-block gets the affine fit of Q4_K's (q in 0..3, weights |x|,
+ * grids nmax - 0.5 + 0.1 k for k = 0..15, chosen by weighted absolute error); the 16 scales
+ * and 16 mins are quantized to 4 bits against the block's largest (d = max scale / 15,
+ * dmin = max min / 15), and q is recomputed against the stored scales. */
+static void enc_q2_k(const float *x, uint8_t *b)
+{
+    uint8_t L[256];
+    float   sc[16], mn[16], w[16], max_sc = 0, max_mn = 0;
+    for (int s = 0; s < 16; s++) {
+        const float *xs = x + 16 * s;
+        for (int l = 0; l < 16; l++) w[l] = fabsf(xs[l]);
+        sc[s] = fit_affine(16, 3, xs, w, L + 16 * s, &mn[s], -0.5f, 0.1f, 15, true);
+        if (sc[s] > max_sc) max_sc = sc[s];
+        if (mn[s] > max_mn) max_mn = mn[s];
+    }
+    memset(b, 0, 84);
+    if (max_sc > 0) {
+        float inv = 15.0f / max_sc;
+        /* stored through a uint8_t as ggml does (a negative fit scale would wrap) */
+        for (int s = 0; s < 16; s++) b[s] = (uint8_t)round_ne(inv * sc[s]);
+        f2h(b + 80, max_sc / 15.0f);
+    }
+    if (max_mn > 0) {
+        float inv = 15.0f / max_mn;
+        for (int s = 0; s < 16; s++) b[s] |= (uint8_t)((unsigned)round_ne(inv * mn[s]) << 4);
+        f2h(b + 82, max_mn / 15.0f);
+    }
+    float d = h2f(b + 80), dmin = h2f(b + 82);
+    for (int s = 0; s < 16; s++) {
+        float ds = d * (float)(b[s] & 15);
+        if (ds == 0) continue; /* keeps the fit's q, as ggml does */
+        float dm = dmin * (float)(b[s] >> 4);
+        for (int i = 0; i < 16; i++) {
+            int q         = round_ne((x[16 * s + i] + dm) / ds);
+            L[16 * s + i] = (uint8_t)(q < 0 ? 0 : q > 3 ? 3 : q);
+        }
+    }
+    put_2bit(L, b + 16);
+}
+
+/* Symmetric fit of 16 values to q in [-4, 3], weighted by x^2: the grid through the value
+ * of largest magnitude (-4 / max), then up to 5 passes that move single q to the value
+ * the current least-squares scale prefers, keeping a move when it lowers the weighted
+ * error (raises sum(w x q)^2 / sum(w q^2)). q + 4 in L; an all-zero group gets L = 0. */
+static float fit_q3(const float *x, uint8_t *L)
+{
+    float max = signed_absmax(x, 16);
+    if (fabsf(max) < SMALLEST_MAX) {
+        memset(L, 0, 16);
+        return 0;
+    }
+    int   q[16];
+    float slx, sl2;
+    sym_grid(x, -4.0f / max, -4, 3, q, &slx, &sl2);
+    for (int pass = 0; pass < 5; pass++) {
+        int moved = 0;
+        for (int i = 0; i < 16; i++) {
+            float w = x[i] * x[i], s1 = slx - w * x[i] * (float)q[i];
+            if (!(s1 > 0)) continue;
+            float s2 = sl2 - w * (float)q[i] * (float)q[i];
+            int   v  = round_ne(x[i] * s2 / s1);
+            v        = v < -4 ? -4 : v > 3 ? 3 : v;
+            if (v == q[i]) continue;
+            s1 += w * x[i] * (float)v;
+            s2 += w * (float)v * (float)v;
+            if (s2 > 0 && s1 * s1 * sl2 > slx * slx * s2) {
+                q[i] = v, slx = s1, sl2 = s2;
+                moved++;
+            }
+        }
+        if (!moved) break;
+    }
+    for (int i = 0; i < 16; i++) L[i] = (uint8_t)(q[i] + 4);
+    return slx / sl2;
+}
+
+/* Q3_K: 16 sub-blocks of 16 with fit_q3 each; the 6-bit sub-scales (stored + 32) are the
+ * fits quantized against the one of largest magnitude (d = that / -32), then q is
+ * recomputed against the stored scales; bit 2 of q + 4 goes to hmask. */
+static void enc_q3_k(const float *x, uint8_t *b)
+{
+    uint8_t L[256];
+    float   sc[16];
+    for (int s = 0; s < 16; s++) sc[s] = fit_q3(x + 16 * s, L + 16 * s);
+    float max_sc = signed_absmax(sc, 16);
+    memset(b, 0, 110);
+    uint8_t *hm = b, *k = b + 96;
+    if (max_sc != 0) {
+        float inv = -32.0f / max_sc;
+        for (int s = 0; s < 16; s++) {
+            int v = round_ne(inv * sc[s]); /* |v| <= 32: |sc| <= |max_sc| */
+            v     = (v < -32 ? -32 : v > 31 ? 31 : v) + 32;
+            k[s % 8] |= (uint8_t)((v & 15) << 4 * (s / 8));
+            k[8 + s % 4] |= (uint8_t)((v >> 4) << 2 * (s / 4));
+        }
+        f2h(b + 108, 1 / inv);
+    }
+    float d = h2f(b + 108);
+    for (int s = 0; s < 16; s++) {
+        float ds = d * (float)q3_scale(k, s);
+        if (ds == 0) continue; /* keeps the fit's q, as ggml does */
+        for (int i = 0; i < 16; i++) {
+            int q         = round_ne(x[16 * s + i] / ds);
+            L[16 * s + i] = (uint8_t)((q < -4 ? -4 : q > 3 ? 3 : q) + 4);
+        }
+    }
+    for (int e = 0; e < 256; e++)
+        if (L[e] > 3) {
+            hm[e % 32] |= (uint8_t)(1u << (e / 32));
+            L[e] -= 4;
+        }
+    put_2bit(L, b + 32);
+}
+
 bool wgf__quant_can_encode(enum wgf_dtype t)
 {
     return t == WGF_DT_Q8_0 || t == WGF_DT_Q4_0 || t == WGF_DT_Q4_1 || t == WGF_DT_Q5_0 || t == WGF_DT_Q5_1 ||
-           t == WGF_DT_Q4_K || t == WGF_DT_Q5_K || t == WGF_DT_Q6_K;
+           t == WGF_DT_Q2_K || t == WGF_DT_Q3_K || t == WGF_DT_Q4_K || t == WGF_DT_Q5_K || t == WGF_DT_Q6_K;
 }
 
 void wgf__quant_encode(enum wgf_dtype t, const float *src, uint64_t nblocks, void *dst)
@@ -557,6 +690,8 @@ void wgf__quant_encode(enum wgf_dtype t, const float *src, uint64_t nblocks, voi
                                           : t == WGF_DT_Q4_1 ? enc_q4_1
                                           : t == WGF_DT_Q5_0 ? enc_q5_0
                                           : t == WGF_DT_Q5_1 ? enc_q5_1
+                                          : t == WGF_DT_Q2_K ? enc_q2_k
+                                          : t == WGF_DT_Q3_K ? enc_q3_k
                                           : t == WGF_DT_Q4_K ? enc_q4_k
                                           : t == WGF_DT_Q5_K ? enc_q5_k
                                           : t == WGF_DT_Q6_K ? enc_q6_k

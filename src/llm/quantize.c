@@ -6,11 +6,11 @@
  * architectures have (no experts, no Falcon; the 70B attn_v bump is not applied); the rules
  * are written out in docs/llm.md. Per matrix:
  *   1. the recipe's base type;
- *   2. unless --pure, the recipe's rule for the matrix's role and layer (use_more_bits);
- *      the output matrix (and token_embd when tied) becomes Q6_K unless the base is Q8_0,
- *      or Q8_0 when its rows are not whole blocks of the base type;
- *   3. a type whose block does not divide the row falls back: Q4_K -> Q5_0, Q5_K -> Q5_1,
- *      Q6_K -> Q8_0, then F16 when even 32 does not divide it.
+ *   2. unless --pure, the recipe's rule for the matrix's role, layer and GQA ratio
+ *      (enum rule); the output matrix (and token_embd when tied) becomes Q6_K unless the
+ *      base is Q8_0, or Q8_0 when its rows are not whole blocks of the base type;
+ *   3. a type whose block does not divide the row falls back: Q2_K, Q3_K -> Q4_0,
+ *      Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, then F16 when even 32 does not divide it.
  * 1-D tensors (norms, biases, rope factors) stay F32. No importance matrix. */
 #include <stdio.h>
 #include <string.h>
@@ -21,26 +21,38 @@
 #include "util/file.h"
 #include "wgfuse/llm_run.h"
 
-enum rule { R_NONE, R_K_S, R_K_M };
+/* the recipe's rules beyond the base type and the output matrix (llama_tensor_get_type) */
+enum rule {
+    R_NONE,   /* Q3_K_S, Q5_K_S, Q6_K and the 32-blocks                                 */
+    R_Q2_K,   /* attn_v Q3_K (Q4_K when n_head >= 4 n_kv_head), ffn_down, attn_output Q3_K */
+    R_Q3_K_M, /* attn_v Q5_K in layers 0-1 else Q4_K; ffn_down Q5_K below n/16 else Q4_K;
+                 attn_output Q4_K                                                        */
+    R_Q3_K_L, /* attn_v, ffn_down, attn_output Q5_K                                      */
+    R_Q4_K_S, /* attn_v Q5_K in layers 0-3, ffn_down Q5_K below n/8                      */
+    R_K_M,    /* Q4_K_M, Q5_K_M: attn_v and ffn_down Q6_K where more_bits                */
+};
 
 struct recipe {
     const char    *name;
     enum wgf_dtype base;
     uint32_t       ftype; /* llama_ftype: general.file_type */
     enum rule      rule;
-    bool           q4; /* the _S/_M rules differ between Q4_K and Q5_K */
 };
 
 static const struct recipe recipes[] = {
-    {"Q4_0", WGF_DT_Q4_0, 2, R_NONE, false},   {"Q4_1", WGF_DT_Q4_1, 3, R_NONE, false},
-    {"Q8_0", WGF_DT_Q8_0, 7, R_NONE, false},   {"Q5_0", WGF_DT_Q5_0, 8, R_NONE, false},
-    {"Q5_1", WGF_DT_Q5_1, 9, R_NONE, false},   {"Q4_K_S", WGF_DT_Q4_K, 14, R_K_S, true},
-    {"Q4_K_M", WGF_DT_Q4_K, 15, R_K_M, true},  {"Q5_K_S", WGF_DT_Q5_K, 16, R_K_S, false},
-    {"Q5_K_M", WGF_DT_Q5_K, 17, R_K_M, false}, {"Q6_K", WGF_DT_Q6_K, 18, R_NONE, false},
-    {"Q4_K", WGF_DT_Q4_K, 15, R_K_M, true},    {"Q5_K", WGF_DT_Q5_K, 17, R_K_M, false}, /* llama-quantize's aliases */
+    {"Q4_0", WGF_DT_Q4_0, 2, R_NONE},       {"Q4_1", WGF_DT_Q4_1, 3, R_NONE},     {"Q8_0", WGF_DT_Q8_0, 7, R_NONE},
+    {"Q5_0", WGF_DT_Q5_0, 8, R_NONE},       {"Q5_1", WGF_DT_Q5_1, 9, R_NONE},     {"Q2_K", WGF_DT_Q2_K, 10, R_Q2_K},
+    {"Q3_K_S", WGF_DT_Q3_K, 11, R_NONE},    {"Q3_K_M", WGF_DT_Q3_K, 12, R_Q3_K_M}, {"Q3_K_L", WGF_DT_Q3_K, 13, R_Q3_K_L},
+    {"Q4_K_S", WGF_DT_Q4_K, 14, R_Q4_K_S},  {"Q4_K_M", WGF_DT_Q4_K, 15, R_K_M},   {"Q5_K_S", WGF_DT_Q5_K, 16, R_NONE},
+    {"Q5_K_M", WGF_DT_Q5_K, 17, R_K_M},     {"Q6_K", WGF_DT_Q6_K, 18, R_NONE},
+    /* llama-quantize's aliases */
+    {"Q3_K", WGF_DT_Q3_K, 12, R_Q3_K_M},    {"Q4_K", WGF_DT_Q4_K, 15, R_K_M},     {"Q5_K", WGF_DT_Q5_K, 17, R_K_M},
 };
 
-const char *wgf_llm_quantize_types(void) { return "Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K_S, Q4_K_M (Q4_K), Q5_K_S, Q5_K_M (Q5_K), Q6_K"; }
+const char *wgf_llm_quantize_types(void)
+{
+    return "Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K_S, Q3_K_M (Q3_K), Q3_K_L, Q4_K_S, Q4_K_M (Q4_K), Q5_K_S, Q5_K_M (Q5_K), Q6_K";
+}
 
 static const struct recipe *find_recipe(const char *s)
 {
@@ -62,6 +74,7 @@ struct pick_ctx {
     const struct recipe        *r;
     bool                        pure;
     int                         n_layers;
+    int                         n_gqa; /* n_head / n_kv_head (llama.cpp's n_gqa())     */
     const struct wgf_llm_model *m;
     const struct wgf_gguf      *src; /* GGUF input: its metadata is copied            */
     const char                 *tok_json; /* HF input: its tokenizer.json, or NULL    */
@@ -71,11 +84,16 @@ struct pick_ctx {
 static enum wgf_dtype fallback(enum wgf_dtype t, int64_t cols)
 {
     if (cols % wgf_dtype_block_elems(t) == 0) return t;
-    t = t == WGF_DT_Q4_K ? WGF_DT_Q5_0 : t == WGF_DT_Q5_K ? WGF_DT_Q5_1 : t == WGF_DT_Q6_K ? WGF_DT_Q8_0 : t;
+    t = t == WGF_DT_Q2_K || t == WGF_DT_Q3_K ? WGF_DT_Q4_0
+      : t == WGF_DT_Q4_K                     ? WGF_DT_Q5_0
+      : t == WGF_DT_Q5_K                     ? WGF_DT_Q5_1
+      : t == WGF_DT_Q6_K                     ? WGF_DT_Q8_0
+                                             : t;
     return cols % wgf_dtype_block_elems(t) == 0 ? t : WGF_DT_F16;
 }
 
-static enum wgf_dtype recipe_pick(const struct recipe *r, bool pure, enum wgf__role role, int layer, int n_layers, int64_t cols)
+static enum wgf_dtype recipe_pick(const struct recipe *r, bool pure, enum wgf__role role, int layer, int n_layers, int n_gqa,
+                                  int64_t cols)
 {
     enum wgf_dtype t = r->base;
     if (!pure) {
@@ -83,26 +101,41 @@ static enum wgf_dtype recipe_pick(const struct recipe *r, bool pure, enum wgf__r
             if (cols % wgf_dtype_block_elems(t) != 0) t = WGF_DT_Q8_0;
             else if (t != WGF_DT_Q8_0) t = WGF_DT_Q6_K;
         } else if (role == WGF__ROLE_ATTN_V || role == WGF__ROLE_ATTN_QKV) { /* the attn_v rules cover fused qkv */
-            if (r->rule == R_K_M && more_bits(layer, n_layers)) t = WGF_DT_Q6_K;
-            else if (r->rule == R_K_S && r->q4 && layer < 4) t = WGF_DT_Q5_K;
+            switch (r->rule) {
+            case R_Q2_K: t = n_gqa >= 4 ? WGF_DT_Q4_K : WGF_DT_Q3_K; break;
+            case R_Q3_K_M: t = layer < 2 ? WGF_DT_Q5_K : WGF_DT_Q4_K; break;
+            case R_Q3_K_L: t = WGF_DT_Q5_K; break;
+            case R_Q4_K_S: t = layer < 4 ? WGF_DT_Q5_K : t; break;
+            case R_K_M: t = more_bits(layer, n_layers) ? WGF_DT_Q6_K : t; break;
+            case R_NONE: break;
+            }
         } else if (role == WGF__ROLE_FFN_DOWN) {
-            if (r->rule == R_K_M && more_bits(layer, n_layers)) t = WGF_DT_Q6_K;
-            else if (r->rule == R_K_S && r->q4 && layer < n_layers / 8) t = WGF_DT_Q5_K;
+            switch (r->rule) {
+            case R_Q2_K: t = WGF_DT_Q3_K; break;
+            case R_Q3_K_M: t = layer < n_layers / 16 ? WGF_DT_Q5_K : WGF_DT_Q4_K; break;
+            case R_Q3_K_L: t = WGF_DT_Q5_K; break;
+            case R_Q4_K_S: t = layer < n_layers / 8 ? WGF_DT_Q5_K : t; break;
+            case R_K_M: t = more_bits(layer, n_layers) ? WGF_DT_Q6_K : t; break;
+            case R_NONE: break;
+            }
+        } else if (role == WGF__ROLE_ATTN_OUTPUT) {
+            t = r->rule == R_Q2_K ? WGF_DT_Q3_K : r->rule == R_Q3_K_M ? WGF_DT_Q4_K : r->rule == R_Q3_K_L ? WGF_DT_Q5_K : t;
         }
     }
     return fallback(t, cols);
 }
 
-enum wgf_dtype wgf__llm_quantize_pick(const char *type, bool pure, enum wgf__role role, int layer, int n_layers, int64_t cols)
+enum wgf_dtype wgf__llm_quantize_pick(const char *type, bool pure, enum wgf__role role, int layer, int n_layers, int n_gqa,
+                                      int64_t cols)
 {
     const struct recipe *r = find_recipe(type);
-    return r ? recipe_pick(r, pure, role, layer, n_layers, cols) : WGF_DT_COUNT;
+    return r ? recipe_pick(r, pure, role, layer, n_layers, n_gqa, cols) : WGF_DT_COUNT;
 }
 
 static enum wgf_dtype pick(void *user, enum wgf__role role, int layer, int64_t cols)
 {
     struct pick_ctx *p = user;
-    enum wgf_dtype   t = recipe_pick(p->r, p->pure, role, layer, p->n_layers, cols);
+    enum wgf_dtype   t = recipe_pick(p->r, p->pure, role, layer, p->n_layers, p->n_gqa, cols);
     if (p->stats && (unsigned)t < WGF_DT_COUNT) p->stats->n_tensors[t]++;
     return t;
 }
@@ -140,7 +173,8 @@ enum wgf_status wgf_llm_quantize(const char *in, const char *out, const char *ty
     struct wgf_llm_model *m;
     enum wgf_status       st = wgf_llm_model_load(in, &m, err);
     if (st) return st;
-    struct pick_ctx p = {.r = r, .pure = pure, .n_layers = m->cfg.n_layers, .m = m, .src = wgf_llm_model_gguf(m), .stats = stats};
+    struct pick_ctx p = {.r = r, .pure = pure, .n_layers = m->cfg.n_layers,
+                       .n_gqa = m->cfg.n_kv_heads > 0 ? m->cfg.n_heads / m->cfg.n_kv_heads : 1, .m = m, .src = wgf_llm_model_gguf(m), .stats = stats};
     char            tj[4096 + 32];
     if (m->format == WGF_LLM_FORMAT_HF && !no_tokenizer) {
         snprintf(tj, sizeof tj, "%s/tokenizer.json", m->path);

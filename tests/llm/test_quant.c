@@ -12,7 +12,10 @@
  *   - a GGUF round trip (writer -> reader: type id, shape, byte size and bytes);
  *   - the simple types' quantizers: on values exactly representable in a block they
  *     round-trip exactly, and |x - dequant(quant(x))| stays within half a step; every
- *     quantizer's RMS error on Gaussian rows against the D/sqrt(12) of its grid;
+ *     quantizer's RMS error on Gaussian rows against the D/sqrt(12) of its grid, and the
+ *     2-4 bit ones against the best global quantizer of a Gaussian (Max 1960);
+ *   - Q2_K and Q3_K's quantizers: grid values round-trip exactly, all-zero sub-blocks stay
+ *     zero, and 64 shaped blocks encode to ggml's bytes (a hash of its reference output);
  *   - cpu-ref logits of a small Llama whose matrices use every type (a mixed file, as
  *     Q4_K_M is) against the same model with each matrix written as F32 from the
  *     expected floats: tolerance 0, because cpu-ref decodes one row into f32 and runs the
@@ -289,16 +292,153 @@ static void quantizers(struct wgf_t *t)
     wgf_t_check(t, !wgf__quant_can_encode(WGF_DT_F32), "quantizer: none for f32", "f32 is not a block type");
 }
 
+/* ---- quantizers (Q2_K, Q3_K) ---------------------------------------------------------------- */
+
+/* Inputs for the ggml comparison: exact floats (integers times powers of two, no libm), 64
+ * blocks cycling through shapes that reach every branch of the searches: sums of four
+ * uniforms (near-Gaussian), one-signed rows (Q2_K's min 0, Q3_K's positive max), sparse rows
+ * with all-zero sub-blocks, an outlier, values near 2^-30 and 2^10, and a constant row. */
+static void golden_input(float *x, int nblocks)
+{
+    struct wgf_rng r;
+    wgf_rng_seed(&r, 0x23);
+    for (int b = 0; b < nblocks; b++)
+        for (int i = 0; i < 256; i++) {
+            int32_t g = 0;
+            for (int k = 0; k < 4; k++) g += (int32_t)wgf_rng_below(&r, 1u << 16);
+            float v = ldexpf((float)(g - (1 << 17)), -16); /* (-2, 2), bell-shaped */
+            switch (b % 8) {
+            case 1: v = fabsf(v); break;
+            case 2: v = -fabsf(v) * 3; break;
+            case 3: v = (i / 16) % 3 == 0 ? 0.0f : wgf_rng_below(&r, 10) ? 0.0f : v; break;
+            case 4: v = i == 77 ? 40.0f : v * 0.01f; break;
+            case 5: v = ldexpf(v, -30); break;
+            case 6: v = ldexpf(v, 10); break;
+            case 7: v = (i / 16) % 4 == 1 ? 0.75f : v; break;
+            default: break;
+            }
+            x[b * 256 + i] = v;
+        }
+}
+
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static void kquantizers(struct wgf_t *t)
+{
+    /* FNV-1a of the bytes ggml-org/ggml d99724f's quantize_row_q2_K_ref / _q3_K_ref write for
+     * golden_input's 64 blocks (its code built with gcc -O2 -ffp-contract=off, 2026-12-02) */
+    static const struct {
+        enum wgf_dtype dt;
+        uint64_t       ggml;
+    } gold[] = {{WGF_DT_Q2_K, 0x5abc7fc2b6f2af0dull}, {WGF_DT_Q3_K, 0x0799bbd8c495743bull}};
+    static float   x[64 * 256], y[64 * 256];
+    static uint8_t blk[64 * 110];
+    golden_input(x, 64);
+    for (size_t k = 0; k < sizeof gold / sizeof gold[0]; k++) {
+        enum wgf_dtype dt = gold[k].dt;
+        char           nm[96];
+        snprintf(nm, sizeof nm, "quantizer %s exists", wgf_dtype_str(dt));
+        if (!wgf_t_check(t, wgf__quant_can_encode(dt), nm, "wgf__quant_can_encode")) continue;
+        wgf__quant_encode(dt, x, 64, blk);
+        uint64_t h = fnv1a(blk, 64 * (size_t)wgf_dtype_block_bytes(dt));
+        snprintf(nm, sizeof nm, "quantizer %s: ggml's bytes on 64 shaped blocks", wgf_dtype_str(dt));
+        wgf_t_check(t, h == gold[k].ggml, nm, "FNV-1a %016llx, ggml's %016llx", (unsigned long long)h, (unsigned long long)gold[k].ggml);
+        /* the all-zero sub-blocks of the sparse rows (block 3: sub-blocks 0, 3, 6, ...) come back zero */
+        wgf__quant_decode(dt, blk, 64, y);
+        bool zero = true;
+        for (int i = 0; i < 256; i++)
+            if ((i / 16) % 3 == 0) zero = zero && y[3 * 256 + i] == 0.0f;
+        snprintf(nm, sizeof nm, "quantizer %s: all-zero sub-blocks stay zero", wgf_dtype_str(dt));
+        wgf_t_check(t, zero, nm, "block 3");
+    }
+
+    /* Hand-worked blocks: sub-block 0 holds values on the block's grid, the other 15 are zero.
+     * Q3_K: x_e = (e % 8 - 4) / 4 for e < 16. Sub-block 0's fit is 1/4 (the grid through
+     * -4 * 1/4), the others 0; d = f16(-(1/4) / 32) = -2^-7 = 0xA000, and the stored 6-bit
+     * scales (value + 32) are 0 for sub-block 0 and 32 (binary 10 0000) for the rest:
+     * scales[0..7] = 0 (low nibbles), scales[8 + j] holds bits 2 of sub-blocks j, j+4, j+8,
+     * j+12 at bit pairs 0, 2, 4, 6: 0xA8 for j = 0 (sub-block 0 contributes 00), else 0xAA.
+     * q + 4 = e % 8: hmask[e] bit 0 set for e % 8 >= 4, qs[e] = e % 4. */
+    {
+        uint8_t want[110] = {0}, got[110];
+        for (int e = 0; e < 16; e++) {
+            x[e]     = (float)(e % 8 - 4) / 4.0f;
+            want[e]  = (uint8_t)(e % 8 >= 4);
+            want[32 + e] = (uint8_t)(e % 4);
+        }
+        for (int e = 16; e < 256; e++) x[e] = 0.0f;
+        want[96 + 8] = 0xA8, want[96 + 9] = want[96 + 10] = want[96 + 11] = 0xAA, want[108] = 0x00, want[109] = 0xA0;
+        wgf__quant_encode(WGF_DT_Q3_K, x, 1, got);
+        int bad = -1;
+        for (int i = 0; i < 110 && bad < 0; i++) bad = got[i] != want[i] ? i : -1;
+        wgf_t_check(t, bad < 0, "quantizer q3_k: hand-worked block", bad < 0 ? "110 bytes as worked out" : "byte %d: 0x%02x, worked out 0x%02x",
+                    bad, bad < 0 ? 0 : got[bad], bad < 0 ? 0 : want[bad]);
+    }
+    /* Q2_K: x_e = (e % 4 - 1) * 15/16 for e < 16 (q = e % 4, scale 15/16, min 15/16). The fit
+     * is that scale and min; both are the block's largest, so their 4-bit codes are 15
+     * (scales[0] = 0xFF), d = dmin = f16((15/16) / 15) = 2^-4 = 0x2C00; the zero sub-blocks
+     * code 0. qs[e] = e % 4 (bits 0-1: elements 0..31 of the first half). */
+    {
+        uint8_t want[84] = {0}, got[84];
+        for (int e = 0; e < 16; e++) x[e] = (float)(e % 4 - 1) * 0.9375f, want[16 + e] = (uint8_t)(e % 4);
+        for (int e = 16; e < 256; e++) x[e] = 0.0f;
+        want[0] = 0xFF, want[81] = 0x2C, want[83] = 0x2C;
+        wgf__quant_encode(WGF_DT_Q2_K, x, 1, got);
+        int bad = -1;
+        for (int i = 0; i < 84 && bad < 0; i++) bad = got[i] != want[i] ? i : -1;
+        wgf_t_check(t, bad < 0, "quantizer q2_k: hand-worked block", bad < 0 ? "84 bytes as worked out" : "byte %d: 0x%02x, worked out 0x%02x",
+                    bad, bad < 0 ? 0 : got[bad], bad < 0 ? 0 : want[bad]);
+    }
+
+    /* Values on a grid the block can hold come back exactly.
+     * Q3_K: x = q * 2^e, q in -4..3 with a -4 in every sub-block: every sub-block's fit is
+     * exactly 2^e (the grid through -4 * 2^e, no move helps), the stored sub-scales are all
+     * -32 and d = -2^e / 32 (exact in f16 for e >= -19).
+     * Q2_K: x = q * k_s 2^e - j_s 2^f, q in 0..3 with a 0 and a 3 in every sub-block, k_s in
+     * 1..15 and j_s in 0..15 with a 15 of each in the block: the fits are k_s 2^e and
+     * j_s 2^f to within rounding, so d = 2^e, dmin = 2^f and the 4-bit codes are k_s and j_s. */
+    struct wgf_rng r;
+    wgf_rng_seed(&r, 32);
+    for (int k = 0; k < 2; k++) {
+        enum wgf_dtype dt    = k ? WGF_DT_Q3_K : WGF_DT_Q2_K;
+        bool           exact = true;
+        int            where = -1;
+        for (int n = 0; n < 100 && exact; n++) {
+            int e = rnd(&r, -12, 4), f = rnd(&r, -12, 4), ks = rnd(&r, 0, 15), js = rnd(&r, 0, 15);
+            for (int s = 0; s < 16; s++) {
+                int sc = s == ks ? 15 : rnd(&r, 1, 15), mn = s == js ? 15 : rnd(&r, 0, 15), lo = rnd(&r, 0, 15), hi = (lo + rnd(&r, 1, 15)) % 16;
+                for (int i = 0; i < 16; i++) {
+                    int q = dt == WGF_DT_Q3_K ? (i == lo ? -4 : rnd(&r, -4, 3)) : i == lo ? 0 : i == hi ? 3 : rnd(&r, 0, 3);
+                    x[16 * s + i] = dt == WGF_DT_Q3_K ? ldexpf((float)q, e) : ldexpf((float)(q * sc), e) - ldexpf((float)mn, f);
+                }
+            }
+            wgf__quant_encode(dt, x, 1, blk);
+            wgf__quant_decode(dt, blk, 1, y);
+            for (int i = 0; i < 256 && exact; i++)
+                if (x[i] != y[i]) exact = false, where = n;
+        }
+        char nm[96];
+        snprintf(nm, sizeof nm, "quantizer %s: grid values exact", wgf_dtype_str(dt));
+        wgf_t_check(t, exact, nm, exact ? "100 blocks, dequant(quant(x)) == x" : "block %d differs", where);
+    }
+}
+
 /* Quality on Gaussian rows: a uniform quantizer with step D has RMS error D / sqrt(12).
  * Summing D^2 / 12 over the groups (D from each group's own range: Q8_0 max|x|/127,
- * Q4_0 /8, Q5_0 /16, Q4_1 and Q4_K (max-min)/15, Q5_1 and Q5_K /31, Q6_K max|x|/32 per
- * 16) predicts the error; the simple types round to that grid (ratio ~1: clamping and
- * the f16 scale move it by a few %), the k-quants search for a better fit (below 1).
- * Accepted: measured / predicted in [0.8, 1.1] (measured 0.88 .. 0.995, docs/llm.md). */
+ * Q4_0 /8, Q5_0 /16, Q4_1 and Q4_K (max-min)/15, Q5_1 and Q5_K /31, Q6_K max|x|/32,
+ * Q2_K (max-min)/3 and Q3_K max|x|/4 per 16) predicts the error; the simple types round to
+ * that grid (ratio ~1: clamping and the f16 scale move it by a few %), the k-quants search
+ * for a better fit (below 1). Accepted: measured / predicted in [0.8, 1.1] (measured
+ * 0.85 .. 0.995, docs/llm.md). */
 static void quality(struct wgf_t *t)
 {
-    static const enum wgf_dtype qd[] = {WGF_DT_Q8_0, WGF_DT_Q4_0, WGF_DT_Q4_1, WGF_DT_Q5_0,
-                                        WGF_DT_Q5_1, WGF_DT_Q4_K, WGF_DT_Q5_K, WGF_DT_Q6_K};
+    static const enum wgf_dtype qd[] = {WGF_DT_Q8_0, WGF_DT_Q4_0, WGF_DT_Q4_1, WGF_DT_Q5_0, WGF_DT_Q5_1,
+                                        WGF_DT_Q2_K, WGF_DT_Q3_K, WGF_DT_Q4_K, WGF_DT_Q5_K, WGF_DT_Q6_K};
     enum { N = 64 * 256 };
     static float   x[N], y[N];
     static uint8_t blk[N * 2]; /* up to 8.5 bits per value */
@@ -319,19 +459,30 @@ static void quality(struct wgf_t *t)
         wgf__dtype_encode(dt, x, N, blk);
         wgf__dtype_decode(dt, blk, N, y);
         double err = 0, ref = 0, pred = 0;
-        int    g   = dt == WGF_DT_Q6_K ? 16 : 32;
-        bool   aff = dt == WGF_DT_Q4_1 || dt == WGF_DT_Q5_1 || dt == WGF_DT_Q4_K || dt == WGF_DT_Q5_K;
+        bool   kq  = dt == WGF_DT_Q2_K || dt == WGF_DT_Q4_K || dt == WGF_DT_Q5_K; /* affine k-quants keep min <= 0 */
+        int    g   = dt == WGF_DT_Q6_K || dt == WGF_DT_Q2_K || dt == WGF_DT_Q3_K ? 16 : 32;
         for (int i = 0; i < N; i++) err += ((double)x[i] - y[i]) * ((double)x[i] - y[i]), ref += (double)x[i] * x[i];
         for (int i = 0; i < N; i += g) {
-            double lo = aff && dt != WGF_DT_Q4_K && dt != WGF_DT_Q5_K ? x[i] : 0, hi = lo, am = 0; /* k-quants keep min <= 0 */
+            double lo = kq ? 0 : x[i], hi = lo, am = 0;
             for (int j = 0; j < g; j++) lo = fmin(lo, x[i + j]), hi = fmax(hi, x[i + j]), am = fmax(am, fabs(x[i + j]));
             double d = dt == WGF_DT_Q8_0 ? am / 127 : dt == WGF_DT_Q4_0 ? am / 8 : dt == WGF_DT_Q5_0 ? am / 16 : dt == WGF_DT_Q6_K ? am / 32
+                     : dt == WGF_DT_Q3_K ? am / 4 : dt == WGF_DT_Q2_K ? (hi - lo) / 3
                      : dt == WGF_DT_Q4_1 || dt == WGF_DT_Q4_K ? (hi - lo) / 15 : (hi - lo) / 31;
             pred += g * d * d / 12;
         }
         double ratio = sqrt(err / pred);
         wgf_t_check(t, ratio >= 0.8 && ratio <= 1.1, nm, "RMS relative error %.4f, D/sqrt(12) predicts %.4f (ratio %.3f)", sqrt(err / ref),
                     sqrt(pred / ref), ratio);
+        /* The published anchor for the low-bit types: the best fixed quantizer of N(0, 1)
+         * with 2^b levels (Max 1960, "Quantizing for minimum distortion": MSE 0.1175, 0.03454
+         * and 0.009497 for 4, 8 and 16 levels) has RMS error 0.3428, 0.1859, 0.0975. A block
+         * type with per-group scales must do better than the best global one. */
+        int    lv    = dt == WGF_DT_Q2_K ? 4 : dt == WGF_DT_Q3_K ? 8 : dt == WGF_DT_Q4_0 || dt == WGF_DT_Q4_1 || dt == WGF_DT_Q4_K ? 16 : 0;
+        double lmax  = lv == 4 ? 0.1175 : lv == 8 ? 0.03454 : 0.009497;
+        if (lv) {
+            snprintf(nm, sizeof nm, "quality %s below the best global %d-level quantizer", wgf_dtype_str(dt), lv);
+            wgf_t_check(t, err / ref < lmax, nm, "RMS relative error %.4f < Max's %.4f", sqrt(err / ref), sqrt(lmax));
+        }
     }
 }
 
@@ -461,6 +612,7 @@ int main(void)
     extremes(&t);
     random_blocks(&t);
     quantizers(&t);
+    kquantizers(&t);
     quality(&t);
     char dir[512];
     wgf_t_tmpdir("quant", dir, sizeof dir);

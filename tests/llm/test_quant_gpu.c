@@ -11,6 +11,8 @@
  * type and its interleaved gate/up rows (two types) the float fallback; a smaller binding
  * limit splits the larger matrices into row parts (mixed, Q6_K). The mega plan refuses
  * quantized rows with a message (WGF_ERR_UNSUPPORTED), which the dial turns into a skip.
+ * Then the same check on files `wgfuse llm quantize` writes (what the quantizers produce,
+ * in a recipe's mixture) against their dequantized F32 twins: Q2_K through every plan.
  *
  * Mutations this catches (tried): Q4_K's scale/min swapped in qscale_min_k4; Q6_K's high
  * bits shifted by k instead of 2k; Q5_0's qh bit of the high half off by 16; the Q8_0 d
@@ -24,6 +26,7 @@
 #include "test_quant_blocks.h"
 #include "wgfuse/gpu.h"
 #include "wgfuse/llm_run.h"
+#include "wgfuse/llm_test_model.h"
 
 #define N_GEN 8
 
@@ -78,17 +81,14 @@ static enum wgf_status run(const struct wgf_llm_backend *proto, struct wgf_llm_m
     return s;
 }
 
-/* every_plan: fused and ops too (else roles alone: each type's decoder in every role);
+/* The quantized file qp on the GPU plans against cpu-ref on its f32 twin fp.
+ * every_plan: fused and ops too (else roles alone: each type's decoder in every role);
  * parts: roles again with 64 KiB bindings (row parts) */
-static void check_type(struct wgf_t *t, wgf_ctx *ctx, const char *dir, const char *tag, const enum wgf_dtype *types,
-                       int ntypes, bool tied, bool every_plan, bool parts)
+static void check_files(struct wgf_t *t, wgf_ctx *ctx, const char *tag, const char *qp, const char *fp, bool every_plan,
+                        bool parts)
 {
-    char qp[600], fp[600], nm[200];
-    snprintf(qp, sizeof qp, "%s/%s_q.gguf", dir, tag);
-    snprintf(fp, sizeof fp, "%s/%s_f32.gguf", dir, tag);
+    char           nm[200];
     struct wgf_err err = {0};
-    snprintf(nm, sizeof nm, "%s: write quantized and f32 twins", tag);
-    if (!wgf_t_check(t, write_pair(qp, fp, types, ntypes, tied, &err) == WGF_OK, nm, "%s", err.msg)) return;
     struct wgf_llm_model *mq = NULL, *mf = NULL;
     snprintf(nm, sizeof nm, "%s: load", tag);
     if (!wgf_t_check(t, wgf_llm_model_load(qp, &mq, &err) == WGF_OK && wgf_llm_model_load(fp, &mf, &err) == WGF_OK, nm,
@@ -151,6 +151,40 @@ out:
     wgf_llm_model_free(mf);
 }
 
+/* random blocks of `types` (cycled over the matrices) */
+static void check_type(struct wgf_t *t, wgf_ctx *ctx, const char *dir, const char *tag, const enum wgf_dtype *types,
+                       int ntypes, bool tied, bool every_plan, bool parts)
+{
+    char qp[600], fp[600], nm[200];
+    snprintf(qp, sizeof qp, "%s/%s_q.gguf", dir, tag);
+    snprintf(fp, sizeof fp, "%s/%s_f32.gguf", dir, tag);
+    struct wgf_err err = {0};
+    snprintf(nm, sizeof nm, "%s: write quantized and f32 twins", tag);
+    if (!wgf_t_check(t, write_pair(qp, fp, types, ntypes, tied, &err) == WGF_OK, nm, "%s", err.msg)) return;
+    check_files(t, ctx, tag, qp, fp, every_plan, parts);
+}
+
+/* A file `wgfuse llm quantize` writes with `recipe` from an f32 test Llama of the same
+ * shape (n_gqa 4: Q2_K's attn_v is Q4_K), and its dequantized F32 twin. */
+static void check_recipe(struct wgf_t *t, wgf_ctx *ctx, const char *dir, const char *recipe, bool every_plan)
+{
+    char qp[600], fp[600], src[600], nm[200];
+    snprintf(src, sizeof src, "%s/recipe_src", dir);
+    snprintf(qp, sizeof qp, "%s/%s_q.gguf", dir, recipe);
+    snprintf(fp, sizeof fp, "%s/%s_f32.gguf", dir, recipe);
+    struct wgf_test_model_spec s;
+    wgf_test_model_spec_default(&s, WGF_ARCH_LLAMA);
+    s.dim = M_DIM, s.hidden_dim = M_HID, s.n_layers = M_LAYERS, s.n_heads = M_HEADS, s.n_kv_heads = 1, s.vocab_size = M_VOCAB;
+    struct wgf_test_model_opts o   = {.format = WGF_TEST_MODEL_HF, .dtype = WGF_DT_F32};
+    struct wgf_err             err = {0};
+    struct wgf_llm_model      *q   = NULL;
+    snprintf(nm, sizeof nm, "%s: llm quantize a test Llama, write its dequantized twin", recipe);
+    bool ok = wgf_test_model_write(&s, &o, src, &err) == WGF_OK && wgf_llm_quantize(src, qp, recipe, false, true, NULL, &err) == WGF_OK &&
+              wgf_llm_model_load(qp, &q, &err) == WGF_OK && wgf_llm_model_save_gguf(q, fp, WGF_DT_F32, &err) == WGF_OK;
+    wgf_llm_model_free(q);
+    if (wgf_t_check(t, ok, nm, "%s", ok ? "ok" : err.msg)) check_files(t, ctx, recipe, qp, fp, every_plan, false);
+}
+
 int main(void)
 {
     struct wgf_t t   = {0};
@@ -167,6 +201,9 @@ int main(void)
         if (!only || !strcmp(only, wgf_dtype_str(QT[i].dt)))
             check_type(&t, ctx, dir, wgf_dtype_str(QT[i].dt), &QT[i].dt, 1, false, k4, QT[i].dt == WGF_DT_Q6_K);
     }
+    /* what the quantizers write, in a recipe's mixture: Q2_K at n_gqa 4 holds Q2_K (q, k,
+     * gate, up, token_embd), Q3_K (attn_output, ffn_down), Q4_K (attn_v) and Q6_K (output) */
+    if (!only || !strcmp(only, "Q2_K")) check_recipe(&t, ctx, dir, "Q2_K", true);
     wgf_ctx_free(ctx);
     return wgf_t_finish(&t);
 }

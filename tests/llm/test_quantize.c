@@ -29,47 +29,107 @@ static void rules(struct wgf_t *t)
         bool more = false;
         for (size_t k = 0; k < sizeof more24 / sizeof more24[0]; k++) more = more || more24[k] == l;
         enum wgf_dtype want = more ? WGF_DT_Q6_K : WGF_DT_Q4_K;
-        ok = ok && wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_FFN_DOWN, l, 24, 4864) == want &&
-             wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_ATTN_V, l, 24, 1024) == want &&
-             wgf__llm_quantize_pick("Q5_K_M", false, WGF__ROLE_FFN_DOWN, l, 24, 4864) == (more ? WGF_DT_Q6_K : WGF_DT_Q5_K) &&
-             wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_ATTN_Q, l, 24, 1024) == WGF_DT_Q4_K &&
-             wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_FFN_GATE, l, 24, 1024) == WGF_DT_Q4_K;
+        ok = ok && wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_FFN_DOWN, l, 24, 7, 4864) == want &&
+             wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_ATTN_V, l, 24, 7, 1024) == want &&
+             wgf__llm_quantize_pick("Q5_K_M", false, WGF__ROLE_FFN_DOWN, l, 24, 7, 4864) == (more ? WGF_DT_Q6_K : WGF_DT_Q5_K) &&
+             wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_ATTN_Q, l, 24, 7, 1024) == WGF_DT_Q4_K &&
+             wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_FFN_GATE, l, 24, 7, 1024) == WGF_DT_Q4_K;
     }
     wgf_t_check(t, ok, "Q4_K_M / Q5_K_M: attn_v and ffn_down in Q6_K at layers 0-2, 5, 8, ..., 20-23 of 24", "%s", ok ? "as worked out" : "a layer differs");
     /* 8 layers: n/8 = 1, 7n/8 = 7, (i-1) % 3 == 2 at 3, 6 -> {0, 3, 6, 7} */
     ok = true;
     for (int l = 0; l < 8; l++) {
         bool more = l == 0 || l == 3 || l == 6 || l == 7;
-        ok        = ok && wgf__llm_quantize_pick("q4_k_m", false, WGF__ROLE_ATTN_QKV, l, 8, 3072) == (more ? WGF_DT_Q6_K : WGF_DT_Q4_K);
+        ok        = ok && wgf__llm_quantize_pick("q4_k_m", false, WGF__ROLE_ATTN_QKV, l, 8, 7, 3072) == (more ? WGF_DT_Q6_K : WGF_DT_Q4_K);
     }
     wgf_t_check(t, ok, "Q4_K_M: fused attn_qkv follows attn_v: Q6_K at layers 0, 3, 6, 7 of 8", "%s", ok ? "as worked out" : "differs");
     /* Q4_K_S: attn_v Q5_K in the first 4 layers, ffn_down Q5_K in the first n/8 */
-    ok = wgf__llm_quantize_pick("Q4_K_S", false, WGF__ROLE_ATTN_V, 3, 24, 1024) == WGF_DT_Q5_K &&
-         wgf__llm_quantize_pick("Q4_K_S", false, WGF__ROLE_ATTN_V, 4, 24, 1024) == WGF_DT_Q4_K &&
-         wgf__llm_quantize_pick("Q4_K_S", false, WGF__ROLE_FFN_DOWN, 2, 24, 4864) == WGF_DT_Q5_K &&
-         wgf__llm_quantize_pick("Q4_K_S", false, WGF__ROLE_FFN_DOWN, 3, 24, 4864) == WGF_DT_Q4_K &&
-         wgf__llm_quantize_pick("Q5_K_S", false, WGF__ROLE_ATTN_V, 0, 24, 1024) == WGF_DT_Q5_K;
+    ok = wgf__llm_quantize_pick("Q4_K_S", false, WGF__ROLE_ATTN_V, 3, 24, 7, 1024) == WGF_DT_Q5_K &&
+         wgf__llm_quantize_pick("Q4_K_S", false, WGF__ROLE_ATTN_V, 4, 24, 7, 1024) == WGF_DT_Q4_K &&
+         wgf__llm_quantize_pick("Q4_K_S", false, WGF__ROLE_FFN_DOWN, 2, 24, 7, 4864) == WGF_DT_Q5_K &&
+         wgf__llm_quantize_pick("Q4_K_S", false, WGF__ROLE_FFN_DOWN, 3, 24, 7, 4864) == WGF_DT_Q4_K &&
+         wgf__llm_quantize_pick("Q5_K_S", false, WGF__ROLE_ATTN_V, 0, 24, 7, 1024) == WGF_DT_Q5_K;
     wgf_t_check(t, ok, "Q4_K_S: attn_v layers 0-3 and ffn_down layers < n/8 in Q5_K; Q5_K_S has no bumps", "%s", ok ? "as worked out" : "differs");
     /* output (and tied token_embd): Q6_K, unless the base is Q8_0, or Q8_0 when the row is not
      * whole blocks of the base; untied token_embd stays in the base type */
-    ok = wgf__llm_quantize_pick("Q4_0", false, WGF__ROLE_OUTPUT, -1, 24, 1024) == WGF_DT_Q6_K &&
-         wgf__llm_quantize_pick("Q8_0", false, WGF__ROLE_OUTPUT, -1, 24, 1024) == WGF_DT_Q8_0 &&
-         wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_OUTPUT, -1, 24, 896) == WGF_DT_Q8_0 &&
-         wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_TOKEN_EMBD, -1, 24, 1024) == WGF_DT_Q4_K &&
-         wgf__llm_quantize_pick("Q4_K_M", true, WGF__ROLE_OUTPUT, -1, 24, 1024) == WGF_DT_Q4_K;
+    ok = wgf__llm_quantize_pick("Q4_0", false, WGF__ROLE_OUTPUT, -1, 24, 7, 1024) == WGF_DT_Q6_K &&
+         wgf__llm_quantize_pick("Q8_0", false, WGF__ROLE_OUTPUT, -1, 24, 7, 1024) == WGF_DT_Q8_0 &&
+         wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_OUTPUT, -1, 24, 7, 896) == WGF_DT_Q8_0 &&
+         wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_TOKEN_EMBD, -1, 24, 7, 1024) == WGF_DT_Q4_K &&
+         wgf__llm_quantize_pick("Q4_K_M", true, WGF__ROLE_OUTPUT, -1, 24, 7, 1024) == WGF_DT_Q4_K;
     wgf_t_check(t, ok, "output matrix: Q6_K, Q8_0 for Q8_0 or partial blocks; --pure keeps the base", "%s", ok ? "as worked out" : "differs");
     /* fallbacks for rows that are not whole super-blocks (Qwen2.5-0.5B's 896 columns):
      * Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0; 48 columns (not even 32) -> F16 */
-    ok = wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_ATTN_Q, 0, 24, 896) == WGF_DT_Q5_0 &&
-         wgf__llm_quantize_pick("Q5_K_M", false, WGF__ROLE_ATTN_Q, 0, 24, 896) == WGF_DT_Q5_1 &&
-         wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_ATTN_V, 0, 24, 896) == WGF_DT_Q8_0 &&
-         wgf__llm_quantize_pick("Q6_K", false, WGF__ROLE_FFN_UP, 5, 24, 896) == WGF_DT_Q8_0 &&
-         wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_FFN_UP, 5, 24, 48) == WGF_DT_F16 &&
-         wgf__llm_quantize_pick("Q8_0", false, WGF__ROLE_FFN_UP, 5, 24, 48) == WGF_DT_F16;
+    ok = wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_ATTN_Q, 0, 24, 7, 896) == WGF_DT_Q5_0 &&
+         wgf__llm_quantize_pick("Q5_K_M", false, WGF__ROLE_ATTN_Q, 0, 24, 7, 896) == WGF_DT_Q5_1 &&
+         wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_ATTN_V, 0, 24, 7, 896) == WGF_DT_Q8_0 &&
+         wgf__llm_quantize_pick("Q6_K", false, WGF__ROLE_FFN_UP, 5, 24, 7, 896) == WGF_DT_Q8_0 &&
+         wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_FFN_UP, 5, 24, 7, 48) == WGF_DT_F16 &&
+         wgf__llm_quantize_pick("Q8_0", false, WGF__ROLE_FFN_UP, 5, 24, 7, 48) == WGF_DT_F16;
     wgf_t_check(t, ok, "fallbacks: Q4_K->Q5_0, Q5_K->Q5_1, Q6_K->Q8_0, F16 below 32", "%s", ok ? "as worked out" : "differs");
-    ok = wgf__llm_quantize_pick("Q3_K_M", false, WGF__ROLE_ATTN_Q, 0, 24, 1024) == WGF_DT_COUNT &&
-         wgf__llm_quantize_pick("Q4_K", false, WGF__ROLE_FFN_DOWN, 0, 24, 4864) == WGF_DT_Q6_K; /* Q4_K = Q4_K_M */
-    wgf_t_check(t, ok, "recipe names: Q3_K_M unknown here, Q4_K is llama-quantize's alias of Q4_K_M", "%s", ok ? "as worked out" : "differs");
+    ok = wgf__llm_quantize_pick("Q2_K_S", false, WGF__ROLE_ATTN_Q, 0, 24, 7, 1024) == WGF_DT_COUNT &&
+         wgf__llm_quantize_pick("Q4_K", false, WGF__ROLE_FFN_DOWN, 0, 24, 7, 4864) == WGF_DT_Q6_K; /* Q4_K = Q4_K_M */
+    wgf_t_check(t, ok, "recipe names: Q2_K_S (needs an imatrix) unknown here, Q4_K is llama-quantize's alias of Q4_K_M", "%s",
+                ok ? "as worked out" : "differs");
+
+    /* Q2_K: attn_v (and fused qkv) Q3_K, or Q4_K when n_gqa >= 4 (Llama-3.2-1B: 32 / 8 = 4;
+     * Qwen2.5-0.5B: 14 / 2 = 7); ffn_down and attn_output Q3_K in every layer; the rest Q2_K,
+     * untied token_embd included; output Q6_K */
+    ok = true;
+    for (int l = 0; l < 24; l++)
+        ok = ok && wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_V, l, 24, 2, 1024) == WGF_DT_Q3_K &&
+             wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_QKV, l, 24, 1, 3072) == WGF_DT_Q3_K &&
+             wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_V, l, 24, 4, 1024) == WGF_DT_Q4_K &&
+             wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_V, l, 24, 7, 1024) == WGF_DT_Q4_K &&
+             wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_FFN_DOWN, l, 24, 7, 4864) == WGF_DT_Q3_K &&
+             wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_OUTPUT, l, 24, 7, 1024) == WGF_DT_Q3_K &&
+             wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_Q, l, 24, 7, 1024) == WGF_DT_Q2_K &&
+             wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_K, l, 24, 7, 1024) == WGF_DT_Q2_K &&
+             wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_FFN_GATE, l, 24, 7, 1024) == WGF_DT_Q2_K &&
+             wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_FFN_UP, l, 24, 7, 1024) == WGF_DT_Q2_K;
+    ok = ok && wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_OUTPUT, -1, 24, 7, 1024) == WGF_DT_Q6_K &&
+         wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_TOKEN_EMBD, -1, 24, 7, 1024) == WGF_DT_Q2_K &&
+         wgf__llm_quantize_pick("Q2_K", true, WGF__ROLE_FFN_DOWN, 3, 24, 7, 1024) == WGF_DT_Q2_K;
+    wgf_t_check(t, ok, "Q2_K: attn_v Q3_K (Q4_K at n_gqa >= 4), ffn_down and attn_output Q3_K, the rest Q2_K", "%s",
+                ok ? "as worked out" : "differs");
+    /* Q3_K_M (and its alias Q3_K): attn_v Q5_K in the first two layers, then Q4_K; ffn_down
+     * Q5_K below n/16 (32 layers: 0, 1; 24: 0; 8: none), then Q4_K; attn_output Q4_K */
+    ok = true;
+    for (int l = 0; l < 32; l++)
+        for (int k = 0; k < 2; k++) {
+            const char *r = k ? "Q3_K" : "Q3_K_M";
+            ok            = ok && wgf__llm_quantize_pick(r, false, WGF__ROLE_ATTN_V, l, 32, 4, 2048) == (l < 2 ? WGF_DT_Q5_K : WGF_DT_Q4_K) &&
+                 wgf__llm_quantize_pick(r, false, WGF__ROLE_ATTN_QKV, l, 32, 1, 3072) == (l < 2 ? WGF_DT_Q5_K : WGF_DT_Q4_K) &&
+                 wgf__llm_quantize_pick(r, false, WGF__ROLE_FFN_DOWN, l, 32, 4, 8192) == (l < 2 ? WGF_DT_Q5_K : WGF_DT_Q4_K) &&
+                 wgf__llm_quantize_pick(r, false, WGF__ROLE_FFN_DOWN, l, 24, 7, 4864) == (l < 1 ? WGF_DT_Q5_K : WGF_DT_Q4_K) &&
+                 wgf__llm_quantize_pick(r, false, WGF__ROLE_FFN_DOWN, l % 8, 8, 7, 4864) == WGF_DT_Q4_K &&
+                 wgf__llm_quantize_pick(r, false, WGF__ROLE_ATTN_OUTPUT, l, 32, 4, 2048) == WGF_DT_Q4_K &&
+                 wgf__llm_quantize_pick(r, false, WGF__ROLE_FFN_UP, l, 32, 4, 2048) == WGF_DT_Q3_K &&
+                 wgf__llm_quantize_pick(r, false, WGF__ROLE_ATTN_Q, l, 32, 4, 2048) == WGF_DT_Q3_K;
+        }
+    wgf_t_check(t, ok, "Q3_K_M (= Q3_K): attn_v Q5_K in layers 0-1, ffn_down Q5_K below n/16, else Q4_K; attn_output Q4_K", "%s",
+                ok ? "as worked out" : "differs");
+    /* Q3_K_L: attn_v, ffn_down, attn_output Q5_K; Q3_K_S: no bumps; both Q6_K output */
+    ok = wgf__llm_quantize_pick("Q3_K_L", false, WGF__ROLE_ATTN_V, 9, 24, 7, 1024) == WGF_DT_Q5_K &&
+         wgf__llm_quantize_pick("Q3_K_L", false, WGF__ROLE_FFN_DOWN, 9, 24, 7, 4864) == WGF_DT_Q5_K &&
+         wgf__llm_quantize_pick("Q3_K_L", false, WGF__ROLE_ATTN_OUTPUT, 9, 24, 7, 1024) == WGF_DT_Q5_K &&
+         wgf__llm_quantize_pick("Q3_K_L", false, WGF__ROLE_FFN_GATE, 9, 24, 7, 1024) == WGF_DT_Q3_K &&
+         wgf__llm_quantize_pick("Q3_K_L", false, WGF__ROLE_OUTPUT, -1, 24, 7, 1024) == WGF_DT_Q6_K &&
+         wgf__llm_quantize_pick("Q3_K_S", false, WGF__ROLE_ATTN_V, 0, 24, 7, 1024) == WGF_DT_Q3_K &&
+         wgf__llm_quantize_pick("Q3_K_S", false, WGF__ROLE_FFN_DOWN, 0, 24, 7, 4864) == WGF_DT_Q3_K &&
+         wgf__llm_quantize_pick("Q3_K_S", false, WGF__ROLE_ATTN_OUTPUT, 0, 24, 7, 1024) == WGF_DT_Q3_K &&
+         wgf__llm_quantize_pick("Q3_K_S", false, WGF__ROLE_OUTPUT, -1, 24, 7, 1024) == WGF_DT_Q6_K;
+    wgf_t_check(t, ok, "Q3_K_L: attn_v, ffn_down, attn_output Q5_K; Q3_K_S: Q3_K throughout; output Q6_K", "%s", ok ? "as worked out" : "differs");
+    /* fallbacks: Q2_K and Q3_K -> Q4_0 on 896 columns (and the bumped Q5_K -> Q5_1, Q4_K ->
+     * Q5_0); the output matrix Q8_0 when its rows are not whole 256-blocks */
+    ok = wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_FFN_UP, 3, 24, 7, 896) == WGF_DT_Q4_0 &&
+         wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_V, 3, 24, 7, 896) == WGF_DT_Q5_0 &&
+         wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_V, 3, 24, 2, 896) == WGF_DT_Q4_0 &&
+         wgf__llm_quantize_pick("Q3_K_M", false, WGF__ROLE_FFN_UP, 3, 24, 7, 896) == WGF_DT_Q4_0 &&
+         wgf__llm_quantize_pick("Q3_K_M", false, WGF__ROLE_ATTN_V, 0, 24, 7, 896) == WGF_DT_Q5_1 &&
+         wgf__llm_quantize_pick("Q3_K_S", false, WGF__ROLE_OUTPUT, -1, 24, 7, 896) == WGF_DT_Q8_0 &&
+         wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_FFN_UP, 3, 24, 7, 48) == WGF_DT_F16;
+    wgf_t_check(t, ok, "fallbacks: Q2_K, Q3_K -> Q4_0 (llama.cpp's tensor_type_fallback), output Q8_0", "%s", ok ? "as worked out" : "differs");
 }
 
 /* ---- files -------------------------------------------------------------------------------- */
@@ -130,7 +190,7 @@ static void one(struct wgf_t *t, const char *dir, enum wgf_arch arch, const char
                             : strstr(name, "ffn_up")          ? WGF__ROLE_FFN_UP
                                                               : WGF__ROLE_FFN_DOWN;
         int            layer = strncmp(name, "blk.", 4) ? -1 : atoi(name + 4);
-        enum wgf_dtype want  = wgf__llm_quantize_pick(type, pure, role, layer, q->cfg.n_layers, ti.shape[1]);
+        enum wgf_dtype want  = wgf__llm_quantize_pick(type, pure, role, layer, q->cfg.n_layers, q->cfg.n_heads / q->cfg.n_kv_heads, ti.shape[1]);
         if (ti.dtype != want) {
             wgf_t_check(t, false, "types", "%s %s: tensor '%s' is %s, the rules say %s", wgf_arch_str(arch), type, name,
                         wgf_dtype_str(ti.dtype), wgf_dtype_str(want));
@@ -200,6 +260,11 @@ static void cli(struct wgf_t *t, const char *dir, const char *src)
     snprintf(cmd, sizeof cmd, "%s llm quantize %s %s/cli.gguf --type q4_k_m", wgf_t_cli(), src, dir);
     int rc = wgf_t_run(cmd, out, sizeof out);
     wgf_t_check(t, rc == 0 && strstr(out, "q6_k") && strstr(out, "q4_k"), "cli: llm quantize --type q4_k_m", "rc %d: %s", rc, out);
+    /* Q3_K is llama-quantize's alias of Q3_K_M: Q5_K attn_v in layers 0-1, Q4_K ffn_down */
+    snprintf(cmd, sizeof cmd, "%s llm quantize %s %s/cli3.gguf --type q3_k", wgf_t_cli(), src, dir);
+    rc = wgf_t_run(cmd, out, sizeof out);
+    wgf_t_check(t, rc == 0 && strstr(out, "q3_k") && strstr(out, "q4_k") && strstr(out, "q5_k") && strstr(out, "q6_k"),
+                "cli: llm quantize --type q3_k (Q3_K_M)", "rc %d: %s", rc, out);
     snprintf(cmd, sizeof cmd, "%s llm quantize %s %s/cli.gguf --type IQ2_XXS", wgf_t_cli(), src, dir);
     rc = wgf_t_run(cmd, out, sizeof out);
     wgf_t_check(t, rc == 2 && strstr(out, "unknown type 'IQ2_XXS'"), "cli: unknown type is a usage error", "rc %d: %s", rc, out);
@@ -223,7 +288,8 @@ int main(void)
     for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
         struct wgf_test_model_spec s;
         wgf_test_model_spec_default(&s, archs[a]);
-        s.dim = 256, s.hidden_dim = 512, s.n_heads = 4, s.n_kv_heads = archs[a] == WGF_ARCH_PHI3 ? 4 : 2;
+        /* n_gqa: Qwen2 2, Llama 4 (Q2_K's attn_v bump), Phi-3 1 (fused qkv) */
+        s.dim = 256, s.hidden_dim = 512, s.n_heads = 4, s.n_kv_heads = archs[a] == WGF_ARCH_PHI3 ? 4 : archs[a] == WGF_ARCH_LLAMA ? 1 : 2;
         s.vocab_size = 512;
         char hf[600], gg[600], nm[96];
         snprintf(hf, sizeof hf, "%s/%s_hf", dir, wgf_arch_str(archs[a]));
@@ -237,8 +303,10 @@ int main(void)
             continue;
         one(&t, dir, archs[a], hf, "Q4_K_M", false);
         one(&t, dir, archs[a], gg, "Q5_K_M", false);
+        one(&t, dir, archs[a], a % 2 ? gg : hf, "Q2_K", false);
+        one(&t, dir, archs[a], a % 2 ? hf : gg, "Q3_K_M", false);
         if (archs[a] == WGF_ARCH_QWEN2) {
-            static const char *const more[] = {"Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K_S", "Q5_K_S", "Q6_K"};
+            static const char *const more[] = {"Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K_S", "Q5_K_S", "Q6_K", "Q3_K_S", "Q3_K_L"};
             for (size_t k = 0; k < sizeof more / sizeof more[0]; k++) one(&t, dir, archs[a], k % 2 ? hf : gg, more[k], false);
             one(&t, dir, archs[a], hf, "Q4_K_M", true);
             snprintf(nan_src, sizeof nan_src, "%s", gg);
