@@ -228,6 +228,24 @@ def tokenizer_json_seeds(hf_dirs):
     nfc = json.loads(tj)
     nfc["normalizer"] = {"type": "NFC"}
     out(t, "valid_nfc", json.dumps(nfc))
+    split_seeds(t, tj, model, added)
+
+
+def split_seeds(t, tj, spm_model, spm_added):
+    """Split pre-tokenizers in every behavior, inverted, Regex and String patterns, with
+    ByteLevel's add_prefix_space after them; and a Gemma-style Split on the normalized text."""
+    seq = json.loads(tj)
+    seq["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": "\\s*"}, "behavior": "MergedWithPrevious", "invert": False},
+        {"type": "Split", "pattern": {"String": ","}, "behavior": "Removed", "invert": False},
+        {"type": "Split", "pattern": {"Regex": "\\p{N}{1,3}"}, "behavior": "Contiguous", "invert": True},
+        {"type": "Split", "pattern": {"String": ""}, "behavior": "MergedWithNext", "invert": False},
+        {"type": "ByteLevel", "add_prefix_space": True, "use_regex": False}]}
+    out(t, "valid_split_behaviors", json.dumps(seq))
+    norm = {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}
+    pre = {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": False}
+    out(t, "valid_spm_split", json.dumps({"added_tokens": spm_added, "normalizer": norm, "pre_tokenizer": pre,
+                                          "model": spm_model}))
 
 
 # ---- prompts and argv ----------------------------------------------------------------------

@@ -12,34 +12,34 @@
  * encoding
  * ====================================================================================== */
 
+/* The pre-tokenizer's pieces of text, each through `word` (byte-level or character BPE). */
+static enum wgf_status encode_pieces(const struct wgf_tokenizer *t, const char *text, size_t len,
+                                     enum wgf_status (*word)(const struct wgf_tokenizer *, const unsigned char *, size_t,
+                                                             struct wgf__ids *, struct wgf_err *),
+                                     struct wgf__ids *out, struct wgf_err *err)
+{
+    struct wgf__span *sp  = NULL;
+    char             *buf = NULL;
+    size_t            ns  = 0;
+    enum wgf_status   st  = wgf__pretok_split(t, text, len, &buf, &sp, &ns, err);
+    const char       *src = buf ? buf : text;
+    for (size_t i = 0; !st && i < ns; i++) st = word(t, (const unsigned char *)src + sp[i].off, sp[i].len, out, err);
+    free(sp);
+    free(buf);
+    return st;
+}
+
 static enum wgf_status encode_bpe_text(const struct wgf_tokenizer *t, const char *text, size_t len,
                                        struct wgf__ids *out, struct wgf_err *err)
 {
-    char *norm = NULL, *tmp = NULL;
+    char *norm = NULL;
     if (t->nfc) {
         size_t          nlen;
         enum wgf_status st = wgf__nfc(text, len, &norm, &nlen, err);
         if (st) return st;
         if (norm) text = norm, len = nlen;
     }
-    if (t->add_prefix_space && (len == 0 || text[0] != ' ')) {
-        size_t n;
-        if (!wgf_add_size(len, 2, &n) || !(tmp = malloc(n))) {
-            free(norm);
-            return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory");
-        }
-        tmp[0] = ' ';
-        memcpy(tmp + 1, text, len);
-        text = tmp;
-        len++;
-    }
-    struct wgf__span *sp = NULL;
-    size_t            ns = 0;
-    enum wgf_status   st = wgf__pretok_split(t, text, len, &sp, &ns, err);
-    for (size_t i = 0; !st && i < ns; i++)
-        st = wgf__bpe_word(t, (const unsigned char *)text + sp[i].off, sp[i].len, out, err);
-    free(sp);
-    free(tmp);
+    enum wgf_status st = encode_pieces(t, text, len, wgf__bpe_word, out, err);
     free(norm);
     return st;
 }
@@ -61,8 +61,10 @@ static enum wgf_status encode_spm_text(const struct wgf_tokenizer *t, const char
         else
             buf[o++] = (unsigned char)text[i];
     }
-    /* With merges (from a tokenizer.json) ranks decide, as in HF; GGUF gives scores. */
-    enum wgf_status st = t->merges.key ? wgf__bpe_chars(t, buf, o, out, err) : wgf__spm_fragment(t, buf, o, out, err);
+    /* With merges (from a tokenizer.json) ranks decide, as in HF, on each piece its Split
+     * steps leave of the normalized text; GGUF gives scores. */
+    enum wgf_status st = t->merges.key ? encode_pieces(t, (const char *)buf, o, wgf__bpe_chars, out, err)
+                                       : wgf__spm_fragment(t, buf, o, out, err);
     free(buf);
     return st;
 }

@@ -21,8 +21,8 @@
 #define WGF__TOK_MAX_LEN 4096u
 /* Largest vocabulary accepted (Gemma's 256k is the largest in use). */
 #define WGF__TOK_MAX_VOCAB (1u << 22)
-/* Pre-tokenizer regexes applied one after another (HF Sequence of Split). */
-#define WGF__TOK_MAX_REGEX 4
+/* Pre-tokenizer steps applied one after another (HF Sequence of Split / ByteLevel). */
+#define WGF__TOK_MAX_PRE 8
 
 struct wgf__tok_entry {
     char    *str;     /* vocabulary string, NUL-terminated (owned)               */
@@ -74,6 +74,27 @@ static inline size_t wgf__pair_home(const struct wgf__pairmap *m, uint64_t key)
 
 struct pcre2_real_code_8;
 
+/* How a Split pre-tokenizer treats the pieces its pattern matches (HF's
+ * SplitDelimiterBehavior): ISOLATED keeps matches and gaps as pieces; REMOVED drops the
+ * matches; MERGED_PREV / MERGED_NEXT glue a match onto the gap before / after it;
+ * CONTIGUOUS joins runs of matches (and runs of gaps) into one piece. */
+enum wgf__split_behavior {
+    WGF__SPLIT_ISOLATED,
+    WGF__SPLIT_REMOVED,
+    WGF__SPLIT_MERGED_PREV,
+    WGF__SPLIT_MERGED_NEXT,
+    WGF__SPLIT_CONTIGUOUS,
+};
+
+/* One pre-tokenizer step: a Split (re set), or ByteLevel's add_prefix_space (re NULL: a
+ * space goes in front of every piece that does not start with one). ByteLevel's byte
+ * mapping itself is not a step: byte-level BPE works on the bytes. */
+struct wgf__pretok_step {
+    struct pcre2_real_code_8 *re;
+    uint8_t                   behavior; /* enum wgf__split_behavior                         */
+    bool                      invert;   /* the pattern names the gaps: flip match / gap     */
+};
+
 /* Aho–Corasick automaton over the reversed added-token strings (tokenizer_added.c). Node 0
  * is the root; the children of v are the edges [first[v], first[v+1]), sorted by byte. */
 struct wgf__added_ac {
@@ -98,12 +119,12 @@ struct wgf_tokenizer {
     int32_t                byte_id[256]; /* BPE: single-byte token; SPM: <0xXX> (-1 none) */
     uint32_t               max_text_len; /* SPM: longest mergeable piece in bytes        */
 
-    /* pre-tokenizer (BPE): regexes applied in order, each splitting the previous pieces */
-    size_t                    n_regex;
-    struct pcre2_real_code_8 *regex[WGF__TOK_MAX_REGEX];
-    bool                      regex_jit[WGF__TOK_MAX_REGEX];
-    bool                      add_prefix_space; /* ByteLevel add_prefix_space            */
-    bool                      ignore_merges;    /* whole-word vocab hit skips merging    */
+    /* pre-tokenizer: steps applied in order, each to every piece the previous one left
+     * (HF Sequence semantics; tokenizer_pretok.c). BPE: on the text, before the byte-level
+     * BPE; SentencePiece-style: on the normalized text (spaces already U+2581). */
+    size_t                  n_pre;
+    struct wgf__pretok_step pre[WGF__TOK_MAX_PRE];
+    bool                    ignore_merges; /* whole-word vocab hit skips merging    */
     bool                      nfc;              /* normalizer NFC (Qwen2), via ICU        */
 
     /* added tokens (CONTROL, USER_DEFINED, UNKNOWN), matched by an automaton over their
@@ -174,18 +195,28 @@ bool wgf__nfc_available(void);
 enum wgf_status wgf__nfc(const char *text, size_t len, char **out, size_t *out_len, struct wgf_err *err);
 
 /* ---- pre-tokenizer (tokenizer_pretok.c) ---------------------------------------------- */
-/* Compile one regex (UTF + UCP + MATCH_INVALID_UTF, JIT when available) into t. */
+/* Append a Split step: pattern is a regex, or (literal) a string matched as is; compiled
+ * with UTF + UCP + MATCH_INVALID_UTF, JIT when available. `where` names the field in
+ * errors. */
+enum wgf_status wgf__pretok_add_split(struct wgf_tokenizer *t, const char *pattern, size_t pattern_len, bool literal,
+                                      enum wgf__split_behavior behavior, bool invert, const char *src,
+                                      const char *where, struct wgf_err *err);
+/* The common case: an Isolated regex Split. */
 enum wgf_status wgf__pretok_add_regex(struct wgf_tokenizer *t, const char *pattern, const char *src,
                                       struct wgf_err *err);
+/* Append ByteLevel's add_prefix_space step. */
+enum wgf_status wgf__pretok_add_prefix_space(struct wgf_tokenizer *t, const char *src, struct wgf_err *err);
 void            wgf__pretok_free(struct wgf_tokenizer *t);
 
 /* A piece of text: [off, off+len) of the fragment being encoded. */
 struct wgf__span {
     size_t off, len;
 };
-/* Split text into pieces with every regex of t in turn ("Isolated": matches and the gaps
- * between them are pieces; together they cover the text). *spans is malloc'd. */
-enum wgf_status wgf__pretok_split(const struct wgf_tokenizer *t, const char *text, size_t len,
+/* Run every pre-tokenizer step of t on text, in order, each on every piece the previous
+ * step left; empty pieces are dropped (as HF does). The pieces index *buf when a step
+ * inserted bytes (add_prefix_space: *buf malloc'd, the caller frees it), else text (*buf
+ * NULL). *spans is malloc'd (non-NULL on success). */
+enum wgf_status wgf__pretok_split(const struct wgf_tokenizer *t, const char *text, size_t len, char **buf,
                                   struct wgf__span **spans, size_t *n_spans, struct wgf_err *err);
 
 /* ---- added tokens (tokenizer_added.c) ------------------------------------------------- */

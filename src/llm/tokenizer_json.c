@@ -1,10 +1,12 @@
 /* wgfuse — Hugging Face tokenizer.json (+ tokenizer_config.json) loading, and a writer of a
  * small byte-level BPE tokenizer.json for tests.
  *
- * Supported: model.type "BPE" with a ByteLevel pre-tokenizer (alone, or after Split regexes
- * in a Sequence), merges as "a b" strings or ["a", "b"] arrays, added_tokens (with lstrip /
- * rstrip), an NFC or absent normalizer; and SentencePiece-style BPE (Llama-2 / Phi-3:
- * byte_fallback, spaces as U+2581 through a Prepend+Replace normalizer or Metaspace). Anything else is refused with a one-line error naming the file and
+ * Supported: model.type "BPE" with a ByteLevel pre-tokenizer (alone, or after Split steps
+ * in a Sequence: Regex or String patterns, every behavior, invert), merges as "a b" strings
+ * or ["a", "b"] arrays, added_tokens (with lstrip / rstrip), an NFC or absent normalizer;
+ * and SentencePiece-style BPE (Llama-2 / Phi-3 / Gemma: byte_fallback, spaces as U+2581
+ * through a Prepend+Replace normalizer or Metaspace, optionally Split steps on the
+ * normalized text). Anything else is refused with a one-line error naming the file and
  * the field, never guessed: a wrong guess would silently give the model foreign token ids.
  * JSON is parsed by jansson with JSON_REJECT_DUPLICATES (iterative, no recursion limit
  * issue: jansson caps nesting depth at 2048). */
@@ -42,48 +44,98 @@ static enum wgf_status load_json(const char *path, uint64_t max_bytes, unsigned 
     return wgf_fail(err, WGF_ERR_FORMAT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
 }
 
-/* Collected from the pre_tokenizer tree. */
-struct pre_cfg {
-    const char *regex[WGF__TOK_MAX_REGEX];
-    size_t      n_regex;
-    bool        byte_level;
-    bool        add_prefix_space;
+/* Collected from the pre_tokenizer tree: the steps in order (tokenizer_pretok.c). */
+struct pre_step {
+    const char *pattern; /* NULL: ByteLevel's add_prefix_space */
+    size_t      len;
+    bool        literal; /* {"String": ...} rather than {"Regex": ...} */
+    uint8_t     behavior;
+    bool        invert;
+    char        where[64];
 };
+struct pre_cfg {
+    struct pre_step step[WGF__TOK_MAX_PRE];
+    size_t          n;
+    bool            byte_level;
+};
+
+static enum wgf_status pre_push(const char *path, const char *where, struct pre_cfg *c, struct pre_step s,
+                                struct wgf_err *err)
+{
+    if (c->n >= WGF__TOK_MAX_PRE)
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: more than %d pre-tokenizer steps", path, where, WGF__TOK_MAX_PRE);
+    snprintf(s.where, sizeof s.where, "%s", where);
+    c->step[c->n++] = s;
+    return WGF_OK;
+}
 
 static enum wgf_status pre_one(const char *path, json_t *p, const char *where, struct pre_cfg *c, struct wgf_err *err)
 {
+    static const char *const behaviors[] = {"Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous"};
     const char *type = json_string_value(json_object_get(p, "type"));
     if (!type) return wgf_fail(err, WGF_ERR_FORMAT, "%s: %s: no \"type\"", path, where);
     if (strcmp(type, "ByteLevel") == 0) {
         if (c->byte_level) return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: two ByteLevel pre-tokenizers", path, where);
-        c->byte_level       = true;
-        c->add_prefix_space = json_is_true(json_object_get(p, "add_prefix_space"));
-        json_t *ur          = json_object_get(p, "use_regex");
-        if (!ur || json_is_true(ur)) {
-            if (c->n_regex >= WGF__TOK_MAX_REGEX)
-                return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: too many regexes", path, where);
-            c->regex[c->n_regex++] = wgf_tok_pre_regex(WGF_TOK_PRE_GPT2);
+        c->byte_level      = true;
+        json_t         *ur = json_object_get(p, "use_regex");
+        enum wgf_status st = WGF_OK;
+        if (json_is_true(json_object_get(p, "add_prefix_space")))
+            st = pre_push(path, where, c, (struct pre_step){.pattern = NULL}, err);
+        if (!st && (!ur || json_is_true(ur))) {
+            const char *re = wgf_tok_pre_regex(WGF_TOK_PRE_GPT2);
+            st             = pre_push(path, where, c, (struct pre_step){.pattern = re, .len = strlen(re)}, err);
         }
-        return WGF_OK;
+        return st;
     }
     if (strcmp(type, "Split") == 0) {
+        /* After ByteLevel a Split would see the byte-level alphabet, not the text. */
         if (c->byte_level)
             return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: Split after ByteLevel not supported", path, where);
-        const char *re = json_string_value(json_object_get(json_object_get(p, "pattern"), "Regex"));
-        if (!re)
-            return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: Split pattern must be {\"Regex\": \"...\"}", path, where);
+        json_t *pat = json_object_get(p, "pattern");
+        json_t *re = json_object_get(pat, "Regex"), *str = json_object_get(pat, "String");
+        if (!json_is_object(pat) || json_object_size(pat) != 1 || !(json_is_string(re) || json_is_string(str)))
+            return wgf_fail(err, WGF_ERR_FORMAT, "%s: %s.pattern must be {\"Regex\": \"...\"} or {\"String\": \"...\"}", path,
+                            where);
         const char *beh = json_string_value(json_object_get(p, "behavior"));
-        if (!beh || strcmp(beh, "Isolated") != 0)
-            return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: Split behavior '%s' not supported (Isolated)", path,
-                            where, beh ? beh : "(missing)");
-        if (json_is_true(json_object_get(p, "invert")))
-            return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: inverted Split not supported", path, where);
-        if (c->n_regex >= WGF__TOK_MAX_REGEX)
-            return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: too many Split pre-tokenizers", path, where);
-        c->regex[c->n_regex++] = re;
-        return WGF_OK;
+        size_t      b   = 0;
+        while (beh && b < 5 && strcmp(beh, behaviors[b]) != 0) b++;
+        if (!beh || b == 5)
+            return wgf_fail(err, WGF_ERR_FORMAT,
+                            "%s: %s.behavior '%.40s' is not one of Isolated, Removed, MergedWithPrevious, MergedWithNext, "
+                            "Contiguous",
+                            path, where, beh ? beh : "(missing)");
+        json_t *inv = json_object_get(p, "invert");
+        if (inv && !json_is_boolean(inv)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: %s.invert is not a boolean", path, where);
+        json_t *v = re ? re : str;
+        return pre_push(path, where, c,
+                        (struct pre_step){.pattern  = json_string_value(v),
+                                          .len      = json_string_length(v),
+                                          .literal  = re == NULL,
+                                          .behavior = (uint8_t)b,
+                                          .invert   = json_is_true(inv)},
+                        err);
     }
     return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: pre-tokenizer type '%s' not supported", path, where, type);
+}
+
+/* The pre_tokenizer tree: one step, or a Sequence of them (not nested). */
+static enum wgf_status parse_pre_tree(const char *path, json_t *p, struct pre_cfg *c, struct wgf_err *err)
+{
+    memset(c, 0, sizeof *c);
+    if (!json_is_object(p)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: pre_tokenizer is not an object", path);
+    const char *type = json_string_value(json_object_get(p, "type"));
+    if (!type || strcmp(type, "Sequence") != 0) return pre_one(path, p, "pre_tokenizer", c, err);
+    json_t *arr = json_object_get(p, "pretokenizers");
+    if (!json_is_array(arr)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: pre_tokenizer.pretokenizers is not an array", path);
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        char where[64];
+        snprintf(where, sizeof where, "pre_tokenizer.pretokenizers[%zu]", i);
+        json_t *e = json_array_get(arr, i);
+        if (!json_is_object(e)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: %s is not an object", path, where);
+        enum wgf_status st = pre_one(path, e, where, c, err);
+        if (st) return st;
+    }
+    return WGF_OK;
 }
 
 static enum wgf_status parse_pre(const char *path, json_t *root, struct pre_cfg *c, struct wgf_err *err)
@@ -95,23 +147,8 @@ static enum wgf_status parse_pre(const char *path, json_t *root, struct pre_cfg 
                         "%s: no pre_tokenizer: only byte-level BPE tokenizer.json is supported (use the GGUF file for "
                         "SentencePiece models)",
                         path);
-    if (!json_is_object(p)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: pre_tokenizer is not an object", path);
-    const char *type = json_string_value(json_object_get(p, "type"));
-    if (type && strcmp(type, "Sequence") == 0) {
-        json_t *arr = json_object_get(p, "pretokenizers");
-        if (!json_is_array(arr)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: pre_tokenizer.pretokenizers is not an array", path);
-        for (size_t i = 0; i < json_array_size(arr); i++) {
-            char where[64];
-            snprintf(where, sizeof where, "pre_tokenizer.pretokenizers[%zu]", i);
-            json_t *e = json_array_get(arr, i);
-            if (!json_is_object(e)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: %s is not an object", path, where);
-            enum wgf_status st = pre_one(path, e, where, c, err);
-            if (st) return st;
-        }
-    } else {
-        enum wgf_status st = pre_one(path, p, "pre_tokenizer", c, err);
-        if (st) return st;
-    }
+    enum wgf_status st = parse_pre_tree(path, p, c, err);
+    if (st) return st;
     if (!c->byte_level)
         return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: pre_tokenizer has no ByteLevel step (not byte-level BPE)", path);
     return WGF_OK;
@@ -160,9 +197,10 @@ static bool is_spm_style(json_t *root)
 }
 
 static enum wgf_status parse_spm_style(const char *path, json_t *root, bool *prefix, bool *first_only,
-                                       struct wgf_err *err)
+                                       struct pre_cfg *split, struct wgf_err *err)
 {
     *prefix = *first_only = false;
+    memset(split, 0, sizeof *split);
     bool    replace       = false;
     json_t *norm          = json_object_get(root, "normalizer");
     json_t *pre           = json_object_get(root, "pre_tokenizer");
@@ -186,15 +224,19 @@ static enum wgf_status parse_spm_style(const char *path, json_t *root, bool *pre
                                 et ? et : "(no type)");
         }
     }
-    if (pre && !json_is_null(pre)) {
-        const char *pt = json_string_value(json_object_get(pre, "type"));
+    const char *pt = json_string_value(json_object_get(pre, "type"));
+    if (pre && !json_is_null(pre) && !(pt && strcmp(pt, "Metaspace") == 0)) {
+        /* Split steps on the normalized text (Gemma: Split(" ", MergedWithPrevious) after
+         * the normalizer turned every space into U+2581) */
+        enum wgf_status st = parse_pre_tree(path, pre, split, err);
+        if (st) return st;
+        if (split->byte_level)
+            return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: ByteLevel pre-tokenizer with a SentencePiece-style model", path);
+    } else if (pre && !json_is_null(pre)) {
         const char *rp = json_string_value(json_object_get(pre, "replacement"));
         const char *ps = json_string_value(json_object_get(pre, "prepend_scheme"));
-        if (!pt || strcmp(pt, "Metaspace") != 0 || !rp || strcmp(rp, "\xE2\x96\x81") != 0)
-            return wgf_fail(err, WGF_ERR_UNSUPPORTED,
-                            "%s: pre_tokenizer '%s' not supported with a SentencePiece-style model (only Metaspace "
-                            "with replacement U+2581)",
-                            path, pt ? pt : "(no type)");
+        if (!rp || strcmp(rp, "\xE2\x96\x81") != 0)
+            return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: Metaspace replacement must be U+2581", path);
         if (json_is_true(json_object_get(pre, "split")))
             return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: Metaspace with split=true not supported", path);
         replace = true;
@@ -452,7 +494,7 @@ enum wgf_status wgf_tokenizer_load_json(const char *path, const char *cfg_path, 
     }
     bool spm = !st && is_spm_style(root), prefix = false, first_only = false;
     memset(&pre, 0, sizeof pre);
-    if (!st && spm) st = parse_spm_style(path, root, &prefix, &first_only, err);
+    if (!st && spm) st = parse_spm_style(path, root, &prefix, &first_only, &pre, err);
     if (!st && !spm) st = check_normalizer(path, root, &nfc, err);
     if (!st && !spm) st = parse_pre(path, root, &pre, err);
     if (!st)
@@ -460,11 +502,15 @@ enum wgf_status wgf_tokenizer_load_json(const char *path, const char *cfg_path, 
                         &t, err);
     if (!st) st = wgf__tok_index(t, path, err);
     if (!st) st = load_merges(path, model, t, err);
-    for (size_t i = 0; !st && i < pre.n_regex; i++) st = wgf__pretok_add_regex(t, pre.regex[i], path, err);
+    for (size_t i = 0; !st && i < pre.n; i++) {
+        const struct pre_step *ps = &pre.step[i];
+        st = ps->pattern ? wgf__pretok_add_split(t, ps->pattern, ps->len, ps->literal, ps->behavior, ps->invert, path,
+                                                 ps->where, err)
+                         : wgf__pretok_add_prefix_space(t, path, err);
+    }
     if (!st) {
         t->add_space_prefix = prefix;
         t->prefix_first_only = first_only;
-        t->add_prefix_space = pre.add_prefix_space;
         t->ignore_merges    = json_is_true(json_object_get(model, "ignore_merges"));
         t->nfc              = nfc;
         st                  = apply_config(path, cfg_path, root, t, err);

@@ -10,6 +10,7 @@
  * '^', '\n' or ' ' they take milliseconds with JIT. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,33 +44,78 @@ const char *wgf_tok_pre_regex(enum wgf_tok_pre pre)
 #define HEAP_LIMIT_KIB     (64u * 1024u)
 #define JIT_STACK_MAX      (8u * 1024u * 1024u)
 
-enum wgf_status wgf__pretok_add_regex(struct wgf_tokenizer *t, const char *pattern, const char *src,
-                                      struct wgf_err *err)
+/* A literal Split string as a regex: ASCII letters and digits and non-ASCII bytes as they
+ * are, other ASCII bytes as \x{..} (never special, whatever the byte). */
+static char *escape_literal(const char *s, size_t n)
 {
-    if (t->n_regex >= WGF__TOK_MAX_REGEX)
-        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: more than %d Split pre-tokenizers", src, WGF__TOK_MAX_REGEX);
-    int        ec;
-    PCRE2_SIZE eo;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-                                   PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &ec, &eo, NULL);
+    size_t cap;
+    if (!wgf_mul_size(n, 6, &cap) || !wgf_add_size(cap, 1, &cap)) return NULL;
+    char *o = malloc(cap);
+    if (!o) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x80 && !((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')))
+            k += (size_t)snprintf(o + k, cap - k, "\\x{%x}", c);
+        else
+            o[k++] = (char)c;
+    }
+    o[k] = '\0';
+    return o;
+}
+
+enum wgf_status wgf__pretok_add_split(struct wgf_tokenizer *t, const char *pattern, size_t pattern_len, bool literal,
+                                      enum wgf__split_behavior behavior, bool invert, const char *src,
+                                      const char *where, struct wgf_err *err)
+{
+    if (t->n_pre >= WGF__TOK_MAX_PRE)
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: %s: more than %d pre-tokenizer steps", src, where, WGF__TOK_MAX_PRE);
+    if (behavior > WGF__SPLIT_CONTIGUOUS) return wgf_fail(err, WGF_ERR_ARG, "%s: %s: bad Split behavior", src, where);
+    char *esc = NULL;
+    if (literal) {
+        /* HF escapes the string into a regex: "" becomes the empty regex, matching
+         * between every two characters */
+        if (!(esc = escape_literal(pattern, pattern_len)))
+            return wgf_fail(err, WGF_ERR_NOMEM, "%s: out of memory", src);
+        pattern     = esc;
+        pattern_len = strlen(esc);
+    }
+    int         ec;
+    PCRE2_SIZE  eo;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, pattern_len, PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF,
+                                   &ec, &eo, NULL);
+    free(esc);
     if (!re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(ec, msg, sizeof msg);
-        return wgf_fail(err, WGF_ERR_FORMAT, "%s: pre-tokenizer regex: %s at offset %zu", src, (const char *)msg,
-                        (size_t)eo);
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: %s: pre-tokenizer regex: %s at offset %zu", src, where,
+                        (const char *)msg, (size_t)eo);
     }
     /* JIT is an optimization: when unavailable (or it fails) the interpreter runs. */
-    bool jit                  = pcre2_jit_compile(re, PCRE2_JIT_COMPLETE) == 0;
-    t->regex[t->n_regex]      = re;
-    t->regex_jit[t->n_regex]  = jit;
-    t->n_regex++;
+    (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+    t->pre[t->n_pre++] = (struct wgf__pretok_step){re, (uint8_t)behavior, invert};
+    return WGF_OK;
+}
+
+enum wgf_status wgf__pretok_add_regex(struct wgf_tokenizer *t, const char *pattern, const char *src,
+                                      struct wgf_err *err)
+{
+    return wgf__pretok_add_split(t, pattern, strlen(pattern), false, WGF__SPLIT_ISOLATED, false, src, "pre_tokenizer",
+                                 err);
+}
+
+enum wgf_status wgf__pretok_add_prefix_space(struct wgf_tokenizer *t, const char *src, struct wgf_err *err)
+{
+    if (t->n_pre >= WGF__TOK_MAX_PRE)
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: more than %d pre-tokenizer steps", src, WGF__TOK_MAX_PRE);
+    t->pre[t->n_pre++] = (struct wgf__pretok_step){NULL, WGF__SPLIT_ISOLATED, false};
     return WGF_OK;
 }
 
 void wgf__pretok_free(struct wgf_tokenizer *t)
 {
-    for (size_t i = 0; i < t->n_regex; i++) pcre2_code_free(t->regex[i]);
-    t->n_regex = 0;
+    for (size_t i = 0; i < t->n_pre; i++) pcre2_code_free(t->pre[i].re);
+    t->n_pre = 0;
 }
 
 struct spans {
@@ -77,18 +123,26 @@ struct spans {
     size_t            n, cap;
 };
 
+/* Room for one more element in a growing array *v of *cap elements holding n. */
+static bool room_for_one(void **v, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap) return true;
+    size_t nc = *cap ? *cap : 64, bytes;
+    if (*cap && !wgf_mul_size(nc, 2, &nc)) return false;
+    if (!wgf_mul_size(nc, elem, &bytes)) return false;
+    void *nv = realloc(*v, bytes);
+    if (!nv) return false;
+    *v   = nv;
+    *cap = nc;
+    return true;
+}
+
 static bool spans_push(struct spans *s, size_t off, size_t len)
 {
     if (len == 0) return true;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap : 64, bytes;
-        if (s->cap && !wgf_mul_size(cap, 2, &cap)) return false;
-        if (!wgf_mul_size(cap, sizeof *s->v, &bytes)) return false;
-        struct wgf__span *v = realloc(s->v, bytes);
-        if (!v) return false;
-        s->v   = v;
-        s->cap = cap;
-    }
+    void *v = s->v;
+    if (!room_for_one(&v, &s->cap, s->n, sizeof *s->v)) return false;
+    s->v         = v;
     s->v[s->n++] = (struct wgf__span){off, len};
     return true;
 }
@@ -116,15 +170,37 @@ static double wall_s(void)
 }
 static bool deadline_passed(const struct deadline *d) { return wall_s() > d->wall && now_s() > d->cpu; }
 
-/* Split text[off, off+len) with one regex, appending pieces to *out. */
-static enum wgf_status split_one(const pcre2_code *re, const char *text, size_t off, size_t len, pcre2_match_data *md,
-                                 pcre2_match_context *mc, const struct deadline *deadline, struct spans *out, struct wgf_err *err)
+/* One pattern hit list entry: [off, off+len) of the piece, and whether the pattern matched
+ * it (HF's find_matches: matches and the gaps between them cover the piece in order). */
+struct seg {
+    size_t off, len;
+    bool   match;
+};
+struct segs {
+    struct seg *v;
+    size_t      n, cap;
+};
+
+static bool segs_push(struct segs *s, size_t off, size_t len, bool match)
 {
-    PCRE2_SPTR subj  = (PCRE2_SPTR)(text + off);
-    size_t     gap   = 0; /* start of the text not yet covered by a piece */
-    size_t     start = 0;
-    while (start < len) {
-        int rc = pcre2_match(re, subj, len, start, 0, md, mc);
+    void *v = s->v;
+    if (!room_for_one(&v, &s->cap, s->n, sizeof *s->v)) return false;
+    s->v         = v;
+    s->v[s->n++] = (struct seg){off, len, match};
+    return true;
+}
+
+/* The matches of re in subj[0, len), as Oniguruma's find_iter (which HF tokenizers uses)
+ * yields them: leftmost-first from the end of the previous match; an empty match is
+ * reported, except one right where the previous match ended, which moves the search one
+ * character on. Gaps between matches are entries too (match false). */
+static enum wgf_status find_matches(const pcre2_code *re, const unsigned char *subj, size_t len, pcre2_match_data *md,
+                                    pcre2_match_context *mc, const struct deadline *deadline, struct segs *out,
+                                    struct wgf_err *err)
+{
+    size_t prev = 0, from = 0, last_end = SIZE_MAX;
+    while (from <= len) {
+        int rc = pcre2_match(re, subj, len, from, 0, md, mc);
         if (rc == PCRE2_ERROR_NOMATCH) break;
         if (rc < 0) {
             if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT ||
@@ -137,33 +213,114 @@ static enum wgf_status split_one(const pcre2_code *re, const char *text, size_t 
         }
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
         size_t      ms = ov[0], me = ov[1];
-        if (me <= ms) {
-            /* Empty match: not a piece; resume one character later (the gap absorbs it). */
+        if (me < ms || me > len) return wgf_fail(err, WGF_ERR_INTERNAL, "tokenizer: pre-tokenizer regex: bad match");
+        if (ms == me && me == last_end) {
             uint32_t cp;
-            size_t   k = wgf__utf8_next((const unsigned char *)subj + ms, len - ms, &cp);
-            start      = ms + (k ? k : 1);
-        } else {
-            if (!spans_push(out, off + gap, ms - gap) || !spans_push(out, off + ms, me - ms))
-                return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory splitting %zu bytes", len);
-            gap = start = me;
+            size_t   k = from < len ? wgf__utf8_next(subj + from, len - from, &cp) : 1;
+            from += k ? k : 1;
+            continue;
         }
+        if ((ms > prev && !segs_push(out, prev, ms - prev, false)) || !segs_push(out, ms, me - ms, true))
+            return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory splitting %zu bytes", len);
+        prev = from = last_end = me;
         if (deadline_passed(deadline))
             return wgf_fail(err, WGF_ERR_LIMIT, "tokenizer: pre-tokenizer regex too slow (deadline passed after %zu of %zu bytes)",
-                            start, len);
+                            from, len);
     }
-    if (!spans_push(out, off + gap, len - gap))
+    if (prev < len && !segs_push(out, prev, len - prev, false))
         return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory splitting %zu bytes", len);
     return WGF_OK;
 }
 
-enum wgf_status wgf__pretok_split(const struct wgf_tokenizer *t, const char *text, size_t len,
+/* Split text[off, off+len) with one Split step, appending its pieces to *out: the hit list
+ * folded by the step's behavior exactly as HF's NormalizedString::split does (the fold
+ * sees empty matches too; empty pieces are dropped afterwards). */
+static enum wgf_status split_one(const struct wgf__pretok_step *step, const char *text, size_t off, size_t len,
+                                 pcre2_match_data *md, pcre2_match_context *mc, const struct deadline *deadline,
+                                 struct segs *segs, struct spans *out, struct wgf_err *err)
+{
+    segs->n            = 0;
+    enum wgf_status st = find_matches(step->re, (const unsigned char *)text + off, len, md, mc, deadline, segs, err);
+    if (st) return st;
+    struct seg *v = segs->v;
+    size_t      n = segs->n, k = 0; /* v[0, k) is the folded list: (off, len, removed) */
+    for (size_t i = 0; i < n; i++) v[i].match ^= step->invert;
+    bool prev_match = false;
+    switch (step->behavior) {
+    case WGF__SPLIT_ISOLATED:
+        for (size_t i = 0; i < n; i++) v[i].match = false;
+        k = n;
+        break;
+    case WGF__SPLIT_REMOVED: k = n; break;
+    case WGF__SPLIT_CONTIGUOUS:
+    case WGF__SPLIT_MERGED_PREV:
+        for (size_t i = 0; i < n; i++) {
+            struct seg e     = v[i];
+            bool       merge = step->behavior == WGF__SPLIT_CONTIGUOUS ? e.match == prev_match : e.match && !prev_match;
+            if (merge && k > 0)
+                v[k - 1].len = e.off + e.len - v[k - 1].off;
+            else
+                v[k++] = (struct seg){e.off, e.len, false};
+            prev_match = e.match;
+        }
+        break;
+    case WGF__SPLIT_MERGED_NEXT: /* the same fold from the end, then back in order */
+        for (size_t i = n; i-- > 0;) {
+            struct seg e = v[i];
+            size_t     w = n - 1 - k; /* written from the top down: never past the unread v[i] */
+            if (e.match && !prev_match && k > 0) {
+                v[w + 1].len += v[w + 1].off - e.off;
+                v[w + 1].off = e.off;
+            } else {
+                v[w] = (struct seg){e.off, e.len, false};
+                k++;
+            }
+            prev_match = e.match;
+        }
+        if (k) memmove(v, v + (n - k), k * sizeof *v);
+        break;
+    }
+    for (size_t i = 0; i < k; i++)
+        if (!v[i].match && !spans_push(out, off + v[i].off, v[i].len))
+            return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory splitting %zu bytes", len);
+    return WGF_OK;
+}
+
+/* ByteLevel's add_prefix_space: a space in front of every piece not starting with one. The
+ * pieces move to a new buffer (*buf replaced). */
+static enum wgf_status prefix_space(const char **text, char **buf, struct spans *cur, struct wgf_err *err)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < cur->n; i++)
+        if (!wgf_add_size(total, cur->v[i].len + 1, &total))
+            return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: text too large");
+    char *nb = malloc(total ? total : 1);
+    if (!nb) return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory for %zu bytes", total);
+    size_t o = 0;
+    for (size_t i = 0; i < cur->n; i++) {
+        struct wgf__span *sp    = &cur->v[i];
+        size_t            start = o;
+        if ((*text)[sp->off] != ' ') nb[o++] = ' ';
+        memcpy(nb + o, *text + sp->off, sp->len);
+        o += sp->len;
+        *sp = (struct wgf__span){start, o - start};
+    }
+    free(*buf);
+    *buf  = nb;
+    *text = nb;
+    return WGF_OK;
+}
+
+enum wgf_status wgf__pretok_split(const struct wgf_tokenizer *t, const char *text, size_t len, char **buf,
                                   struct wgf__span **spans, size_t *n_spans, struct wgf_err *err)
 {
     *spans   = NULL;
     *n_spans = 0;
+    *buf     = NULL;
     struct spans cur = {0};
-    if (!spans_push(&cur, 0, len)) return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory");
-    if (t->n_regex == 0) {
+    if (!spans_push(&cur, 0, len) || (len == 0 && !(cur.v = malloc(sizeof *cur.v))))
+        return wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory");
+    if (t->n_pre == 0) {
         *spans   = cur.v;
         *n_spans = cur.n;
         return WGF_OK;
@@ -174,32 +331,42 @@ enum wgf_status wgf__pretok_split(const struct wgf_tokenizer *t, const char *tex
     size_t limit    = MATCH_LIMIT_BASE + (len > MATCH_LIMIT_MAX / 16 ? MATCH_LIMIT_MAX : 16 * len);
     if (limit > MATCH_LIMIT_MAX) limit = MATCH_LIMIT_MAX;
 
-    enum wgf_status      st = WGF_OK;
-    pcre2_match_context *mc = pcre2_match_context_create(NULL);
-    pcre2_jit_stack     *js = pcre2_jit_stack_create(32 * 1024, JIT_STACK_MAX, NULL);
+    enum wgf_status      st   = WGF_OK;
+    struct segs          segs = {0};
+    pcre2_match_context *mc   = pcre2_match_context_create(NULL);
+    pcre2_jit_stack     *js   = pcre2_jit_stack_create(32 * 1024, JIT_STACK_MAX, NULL);
     if (!mc || !js) st = wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory for the regex context");
     if (!st) {
         pcre2_set_match_limit(mc, (uint32_t)limit);
         pcre2_set_heap_limit(mc, HEAP_LIMIT_KIB);
         pcre2_jit_stack_assign(mc, NULL, js);
     }
-    for (size_t r = 0; !st && r < t->n_regex; r++) {
-        pcre2_match_data *md = pcre2_match_data_create_from_pattern(t->regex[r], NULL);
+    for (size_t r = 0; !st && r < t->n_pre; r++) {
+        const struct wgf__pretok_step *step = &t->pre[r];
+        if (!step->re) {
+            st = prefix_space(&text, buf, &cur, err);
+            continue;
+        }
+        pcre2_match_data *md = pcre2_match_data_create_from_pattern(step->re, NULL);
         if (!md) {
             st = wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory for regex match data");
             break;
         }
         struct spans next = {0};
         for (size_t i = 0; !st && i < cur.n; i++)
-            st = split_one(t->regex[r], text, cur.v[i].off, cur.v[i].len, md, mc, &deadline, &next, err);
+            st = split_one(step, text, cur.v[i].off, cur.v[i].len, md, mc, &deadline, &segs, &next, err);
         pcre2_match_data_free(md);
         free(cur.v);
         cur = next;
+        if (!st && !cur.v && !(cur.v = malloc(sizeof *cur.v))) st = wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory");
     }
+    free(segs.v);
     pcre2_jit_stack_free(js);
     pcre2_match_context_free(mc);
     if (st) {
         free(cur.v);
+        free(*buf);
+        *buf = NULL;
         return st;
     }
     *spans   = cur.v;

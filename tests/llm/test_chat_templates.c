@@ -10,6 +10,8 @@
  *    scripts/setup.sh): the template read from tokenizer_config.json renders the same bytes
  *    and encodes to the reference ids; message text holding special-token strings encodes
  *    them as plain text (the reference, which parses them, is matched with parse_special);
+ *    DeepSeek-V3's reference ids are HF tokenizers' own: transformers 5.17's ("ids_transformers",
+ *    huggingface/transformers#45488) must fail to decode to the text where ours succeed;
  *  - the list form of chat_template (named templates), --chat-template-name errors, and the
  *    built-in fallback rendering and encoding exactly as chat_template.c did. */
 #include <jansson.h>
@@ -111,12 +113,7 @@ static void check_tokenizer(struct wgf_t *t, const char *model, json_t *m, json_
     }
     struct wgf_err        err = {0};
     struct wgf_tokenizer *tok = NULL;
-    if (wgf_tokenizer_load_json(tj, tc, &tok, &err) != WGF_OK) {
-        /* Gemma-3's tokenizer.json (a Split pre-tokenizer over a SentencePiece-style model) is
-         * not one wgfuse's tokenizer reads yet: its bytes are checked above, its ids are not */
-        wgf_t_skip(t, label, err.msg);
-        return;
-    }
+    if (!wgf_t_check(t, wgf_tokenizer_load_json(tj, tc, &tok, &err) == WGF_OK, label, "%s", err.msg)) return;
     /* the template: the config's own (read by the loader), or the vendored one given as text */
     const char          *src  = json_string_value(json_object_get(m, "template_source"));
     bool                 own  = strstr(src, "tokenizer_config.json") != NULL;
@@ -156,15 +153,29 @@ static void check_tokenizer(struct wgf_t *t, const char *model, json_t *m, json_
         st = wgf_chat_encode(specials ? chat_ps : chat, msgs, n, gen, &ids, &nid, &err);
         snprintf(label, sizeof label, "%s: %s%s: ids%s", model, conv, gen ? " + gen" : "",
                  specials ? " (parse_special, as the reference parses everything)" : "");
-        if (st == WGF_OK && !ids_equal(ids, nid, ref) && !strcmp(model, "deepseek_v3"))
-            /* A known tokenizer divergence, not a template one (the rendered bytes above are
-             * equal): on DeepSeek-V3's Sequence of Split pre-tokenizers wgfuse's ids differ from
-             * Hugging Face tokenizers' (transformers 5.17, 2026-12-01; transformers.js agreed with
-             * wgfuse). Reported as a SKIP while it lasts, so the day it is fixed this checks it. */
-            wgf_t_skip(t, label, "known divergence from HF tokenizers on DeepSeek-V3's pre-tokenizer (docs/chat_templates.md)");
-        else
-            wgf_t_check(t, st == WGF_OK && ids_equal(ids, nid, ref), label, "%s %zu ids, reference %zu", err.msg, nid,
-                        json_array_size(ref));
+        wgf_t_check(t, st == WGF_OK && ids_equal(ids, nid, ref), label, "%s %zu ids, reference %zu", err.msg, nid,
+                    json_array_size(ref));
+        json_t *lossy = json_object_get(c, "ids_transformers");
+        if (lossy && st == WGF_OK) {
+            /* DeepSeek-V3: the ids transformers 5.17 gave (through its LlamaTokenizer class,
+             * which drops the ByteLevel pre-tokenizer, huggingface/transformers#45488) are not
+             * the reference: they do not even decode to the text, while ours do */
+            size_t   nl = json_array_size(lossy);
+            int32_t *lv = calloc(nl ? nl : 1, sizeof *lv);
+            char    *d1 = NULL, *d2 = NULL;
+            size_t   l1 = 0, l2 = 0;
+            for (size_t k = 0; lv && k < nl; k++) lv[k] = (int32_t)json_integer_value(json_array_get(lossy, k));
+            bool dec_ok = lv && wgf_tokenizer_decode(tok, lv, nl, true, &d1, &l1, &err) == WGF_OK &&
+                      wgf_tokenizer_decode(tok, ids, nid, true, &d2, &l2, &err) == WGF_OK;
+            bool ours_exact = dec_ok && l2 == json_string_length(text) && !memcmp(d2, json_string_value(text), l2);
+            bool theirs_lossy = dec_ok && (l1 != l2 || memcmp(d1, d2, l1) != 0);
+            snprintf(label, sizeof label, "%s: %s%s: our ids decode to the text; transformers 5.17's do not", model, conv,
+                     gen ? " + gen" : "");
+            /* a case without spaces or non-Latin-1 text ("Hello!") loses nothing either way */
+            wgf_t_check(t, ours_exact && (theirs_lossy || ids_equal(ids, nid, lossy)), label, "decoded %zu vs %zu bytes", l2,
+                        l1);
+            free(lv), free(d1), free(d2);
+        }
         if (specials) {
             /* by default the user's special-token strings stay text: fewer control ids, same bytes */
             st = wgf_chat_encode(chat, msgs, n, gen, &ids_ps, &nid_ps, &err);

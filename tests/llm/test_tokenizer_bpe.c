@@ -175,7 +175,8 @@ static void test_pretok_pieces(struct wgf_t *t)
         enum wgf_status st = wgf__pretok_add_regex(tok, wgf_tok_pre_regex(cases[c].pre), "t", &err);
         struct wgf__span *sp = NULL;
         size_t            n  = 0;
-        if (!st) st = wgf__pretok_split(tok, text, strlen(text), &sp, &n, &err);
+        char             *buf = NULL;
+        if (!st) st = wgf__pretok_split(tok, text, strlen(text), &buf, &sp, &n, &err);
         char got[256] = "";
         size_t o      = 0;
         for (size_t i = 0; !st && i < n && o + sp[i].len + 2 < sizeof got; i++) {
@@ -188,6 +189,7 @@ static void test_pretok_pieces(struct wgf_t *t)
         snprintf(name, sizeof name, "pre-tokenizer pieces %s", cases[c].name);
         wgf_t_check(t, !st && strcmp(got, cases[c].want) == 0, name, "%s", st ? err.msg : got);
         free(sp);
+        free(buf);
         wgf_tokenizer_free(tok);
     }
 }

@@ -4,7 +4,11 @@
 For each model (a real template: from a tokenizer_config.json that scripts/setup.sh
 fetches into third_party/chat_models/, or one vendored under templates/, see README.md)
 and each conversation below, with and without the generation prompt, it records the
-rendered text (or the template's error) and the token ids of that text.
+rendered text (or the template's error) and the token ids of that text. With transformers the
+ids are those of the tokenizers library (Tokenizer.from_file(tokenizer.json)), which
+apply_chat_template(tokenize=True) runs, and where apply_chat_template's own differ they are
+kept as "ids_transformers" (transformers 5.x loads DeepSeek-V3 through a class that drops its
+ByteLevel pre-tokenizer: huggingface/transformers#45488).
 
     # on a machine with transformers (the reference; no network needed):
     python3 tests/llm/data/chat/make_expected.py --engine transformers \\
@@ -128,7 +132,9 @@ def main():
         special = special_tokens(m, a.models_dir)
         tok = None
         if a.engine == "transformers" and m["config"]:
+            import tokenizers
             tok = AutoTokenizer.from_pretrained(os.path.join(a.models_dir, m["config"]))
+            raw_tok = tokenizers.Tokenizer.from_file(os.path.join(a.models_dir, m["config"], "tokenizer.json"))
         cases = []
         for conv in CONVERSATIONS:
             msgs = as_messages(CONVERSATIONS[conv])
@@ -138,9 +144,16 @@ def main():
                     if tok is not None:
                         case["text"] = tok.apply_chat_template(msgs, chat_template=tmpl, tokenize=False,
                                                                add_generation_prompt=gen)
-                        ids = tok.apply_chat_template(msgs, chat_template=tmpl, tokenize=True, add_generation_prompt=gen,
-                                                      return_dict=False)
-                        case["ids"] = list(ids)
+                        ids = list(tok.apply_chat_template(msgs, chat_template=tmpl, tokenize=True,
+                                                           add_generation_prompt=gen, return_dict=False))
+                        # the ids of the Rust tokenizers library on the model's own tokenizer.json:
+                        # transformers 5.x loads DeepSeek-V3 (tokenizer_class LlamaTokenizerFast)
+                        # as LlamaTokenizer, which replaces its ByteLevel pre-tokenizer with
+                        # Metaspace and drops spaces (huggingface/transformers#45488)
+                        ref = raw_tok.encode(case["text"], add_special_tokens=False).ids
+                        case["ids"] = list(ref)
+                        if list(ref) != ids:
+                            case["ids_transformers"] = ids
                     elif a.engine == "transformers":
                         case["text"] = render_transformers_plain(tmpl, special, msgs, gen)
                     else:
@@ -161,8 +174,14 @@ def main():
             os.unlink(path)
             for c, line in zip(texts, out):
                 c["ids"] = json.loads(line)
-        doc["models"].append({"name": m["name"], "template_source": m["template"] or f"{m['config']}/tokenizer_config.json",
-                              "template": tmpl, "special_tokens": special, "tokenizer": m["tokenizer"], "cases": cases})
+        entry = {"name": m["name"], "template_source": m["template"] or f"{m['config']}/tokenizer_config.json",
+                 "template": tmpl, "special_tokens": special, "tokenizer": m["tokenizer"], "cases": cases}
+        if any("ids_transformers" in c for c in cases):
+            import tokenizers
+            entry["ids_engine"] = (f"Hugging Face tokenizers {tokenizers.__version__}: Tokenizer.from_file(tokenizer.json)"
+                                   ".encode(text, add_special_tokens=False); ids_transformers: what apply_chat_template "
+                                   "gave where it differs (huggingface/transformers#45488)")
+        doc["models"].append(entry)
     tmp = a.out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(doc, f, ensure_ascii=False, indent=1)
