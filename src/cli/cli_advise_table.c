@@ -19,6 +19,7 @@
 #include "wgfuse/bench_calibrate.h"
 #include "wgfuse/llm.h"
 #include "wgfuse/llm_advise.h"
+#include "wgfuse/llm_dial.h"
 #include "wgfuse/llm_run.h"
 #include "wgfuse/sim_advise.h"
 
@@ -54,7 +55,9 @@ static enum wgf_status sim_cell(wgf_ctx *ctx, const struct wgf_device_cost *dev,
     return s;
 }
 
-static enum wgf_status llm_cells(wgf_ctx *ctx, const struct wgf_device_cost *dev, const char *shape,
+/* the two plans of row: predicted (advise) and measured (the fusion dial: checked against
+ * cpu-ref, then greedy generations timed; ms/token = 1 / median decode tok/s) */
+static enum wgf_status llm_cells(wgf_ctx *ctx, const struct wgf_device_cost *dev, const char *shape, bool quick,
                                  struct table_row *row, struct wgf_err *err)
 {
     struct wgf_llm_model *m = NULL;
@@ -62,18 +65,29 @@ static enum wgf_status llm_cells(wgf_ctx *ctx, const struct wgf_device_cost *dev
     struct wgf_llm_advice a;
     struct wgf_llm_backend_options bo = {.gpu = ctx};
     if (!s) s = wgf_llm_advise(ctx, m, &bo, dev, &a, err);
-    const char *plans[2] = {row->fast, row->slow};
-    double     *pred[2] = {&row->pred_fast_ms, &row->pred_slow_ms}, *meas[2] = {&row->meas_fast_ms, &row->meas_slow_ms};
-    for (int k = 0; k < 2 && !s; k++) {
-        for (uint32_t i = 0; i < a.n; i++)
-            if (!strcmp(a.row[i].plan, plans[k])) *pred[k] = a.row[i].pred.total_us * 1e-3;
-        struct wgf_llm_backend be;
-        if ((s = wgf_llm_backend_open(&be, wgf_llm_backend_find("gpu", plans[k]), m, &bo, err))) break;
-        double ns = 0;
-        s         = be.step_time ? be.step_time(&be, 0, 4, &ns, err) : wgf_fail(err, WGF_ERR_UNSUPPORTED, "no step timer");
-        wgf_llm_backend_close(&be);
-        *meas[k] = ns * 1e-6;
+    for (uint32_t i = 0; !s && i < a.n; i++) {
+        if (!strcmp(a.row[i].plan, row->fast)) row->pred_fast_ms = a.row[i].pred.total_us * 1e-3;
+        if (!strcmp(a.row[i].plan, row->slow)) row->pred_slow_ms = a.row[i].pred.total_us * 1e-3;
     }
+    struct wgf_dial_opts o = wgf_dial_opts_default();
+    o.plans[0] = row->fast, o.plans[1] = row->slow, o.n_plans = 2;
+    o.n_prompt = 4, o.n_gen = quick ? 16 : 64, o.runs = quick ? 1 : 3, o.check_prompt = 2, o.check_steps = 2;
+    struct wgf_dial_report rep;
+    memset(&rep, 0, sizeof rep);
+    if (!s) s = wgf_llm_dial(ctx, m, &o, &rep, err);
+    for (uint32_t k = 0; !s && k < rep.n && k < 2; k++) {
+        double t[WGF_DIAL_MAX_RUNS];
+        uint32_t n = rep.runs < WGF_DIAL_MAX_RUNS ? rep.runs : WGF_DIAL_MAX_RUNS;
+        for (uint32_t r = 0; r < n; r++) t[r] = rep.row[k].decode_tok_s[r];
+        for (uint32_t i = 1; i < n; i++) /* insertion sort: a median of <= 64 */
+            for (uint32_t j = i; j > 0 && t[j] < t[j - 1]; j--) {
+                double x = t[j];
+                t[j] = t[j - 1], t[j - 1] = x;
+            }
+        double med = n ? (n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2])) : 0;
+        *(k == 0 ? &row->meas_fast_ms : &row->meas_slow_ms) = med > 0 ? 1e3 / med : 0;
+    }
+    wgf_dial_report_free(&rep);
     wgf_llm_model_free(m);
     return s;
 }
@@ -92,7 +106,7 @@ int wgf_cli_advise_table(wgf_ctx *ctx, const struct wgf_calibration *cal, bool q
     /* 1: CartPole, episodes of 500 steps (quick 200), fused vs per-step, split evolve */
     for (int k = 0; k < 2; k++) {
         struct wgf_sim_config c = wgf_sim_config_default(WGF_SIM_CARTPOLE);
-        c.pop = quick ? 256 : 4096, c.max_steps = quick ? 200 : 500, c.hidden = 16, c.ga.elites = c.pop / 64;
+        c.pop = quick ? 256 : 4096, c.max_steps = quick ? 100 : 500, c.hidden = 16, c.ga.elites = c.pop / 64;
         c.strategy = k ? WGF_SIM_PER_STEP : WGF_SIM_FUSED, c.evolve = WGF_SIM_EVOLVE_SPLIT;
         if (sim_cell(ctx, &cal->dev, c, k ? &rows[0].pred_slow_ms : &rows[0].pred_fast_ms,
                      k ? &rows[0].meas_slow_ms : &rows[0].meas_fast_ms, &e)) {
@@ -100,7 +114,7 @@ int wgf_cli_advise_table(wgf_ctx *ctx, const struct wgf_calibration *cal, bool q
             break;
         }
     }
-    if (llm_cells(ctx, &cal->dev, quick ? "tiny" : "qwen2.5-0.5b", &rows[1], &e))
+    if (llm_cells(ctx, &cal->dev, quick ? "tiny" : "qwen2.5-0.5b", quick, &rows[1], &e))
         snprintf(rows[1].error, sizeof rows[1].error, "%s", e.msg);
     for (int k = 0; k < 2; k++) {
         struct wgf_sim_config c = wgf_sim_config_default(WGF_SIM_RASTRIGIN);
@@ -112,7 +126,7 @@ int wgf_cli_advise_table(wgf_ctx *ctx, const struct wgf_calibration *cal, bool q
             break;
         }
     }
-    if (llm_cells(ctx, &cal->dev, "tiny", &rows[3], &e)) snprintf(rows[3].error, sizeof rows[3].error, "%s", e.msg);
+    if (llm_cells(ctx, &cal->dev, "tiny", quick, &rows[3], &e)) snprintf(rows[3].error, sizeof rows[3].error, "%s", e.msg);
 
     json_t *arr = json_array();
     if (!json)
