@@ -41,6 +41,7 @@ SHAPES_BSTAR="${SHAPES_BSTAR:-qwen2.5-0.5b qwen2.5-1.5b}"; TABLE="${TABLE:-1}"; 
 STRATS="fused,fused-wide,chunked:10,chunked:50,per-step"
 . "$ROOT/bench/lib_steps.sh"
 steps_init "$OUT" h200_advise2 || exit 1
+OUT="$(cd "$OUT" && pwd)"               # absolute: XDG_CACHE_HOME must be (the XDG rule)
 export XDG_CACHE_HOME="$OUT/cache"    # this run's own calibration, used by every prediction
 mkdir -p "$XDG_CACHE_HOME" || exit 1
 unset WGFUSE_CALIBRATION

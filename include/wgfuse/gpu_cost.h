@@ -6,11 +6,14 @@
  * where w is the step's workgroups and bw(w) = min(read_gbps, w * read_gbps_wg) (likewise
  * the rate): a dispatch of few workgroups cannot use the whole device, which is what makes a
  * one-workgroup mega-kernel slow on a wide GPU and fast where dispatches are expensive.
- *   d(n): the per-dispatch cost of a schedule of n dispatches replayed in one pass, measured
- *     at two lengths (dispatch_us at len_short, dispatch_us_long at len_long) and
- *     interpolated in log n between them (constant outside): a long replayed schedule pays
- *     less per dispatch than a short one (H200: 4.4 us measured dispatch by dispatch against
- *     ~2.3 us per dispatch in the 1,106-dispatch ops plan), so one number cannot serve both.
+ *   d(n): the per-dispatch cost in a schedule of n dispatches replayed in one submit. Measured
+ *     at two lengths (dispatch_us at len_short, dispatch_us_long at len_long, wall clock of
+ *     record + submit + wait over n), fitted as t(n) = F + n s: a fixed cost F per submit
+ *     amortized over the schedule plus a slope s per dispatch, so d(n) = s + F / n. A long
+ *     replayed schedule pays less per dispatch than a short one (H200: 4.4 us measured
+ *     dispatch by dispatch against ~2.3 us in the 1,106-dispatch ops plan, 16 tokens a submit).
+ *   + w x workgroup_us: launching the grid's workgroups (a CPU adapter pays microseconds for
+ *     each; measured over a large grid of an empty-ish kernel), part of the dispatch term.
  *   serial(i): for a step of ONE workgroup (a mega-style kernel: everything through one
  *     compute unit), the FLOP rate one workgroup of i invocations reaches streaming a matvec
  *     row loop from device memory (calib_dot: loads in flight, the index arithmetic, FMAs):
@@ -53,6 +56,7 @@ struct wgf_device_cost {
     double subgroup_ns;      /* one subgroupAdd in a loop (0: the adapter has no subgroups)  */
     double serial_gflops_wg; /* one workgroup streaming a dot product, GFLOP/s (0: no term)  */
     double serial_wg;        /* ... its invocations                                          */
+    double workgroup_us;     /* per workgroup launched, a large grid of a near-empty kernel  */
 };
 
 enum wgf_cost_bound { WGF_BOUND_DISPATCH, WGF_BOUND_BYTES, WGF_BOUND_FLOPS, WGF_BOUND_SERIAL, WGF_BOUND_BARRIER, WGF_BOUND_COUNT };

@@ -128,6 +128,22 @@ static enum wgf_status cal_dispatch_len(wgf_ctx *ctx, uint32_t n, double *us, st
     return s;
 }
 
+/* us per workgroup of a near-empty kernel (calib_fma, 1 iteration) over a grid of g
+ * workgroups against one: what launching a workgroup costs with the device's parallelism */
+static enum wgf_status cal_workgroup(wgf_ctx *ctx, wgf_timer *tm, uint32_t g, double *us, struct wgf_err *err)
+{
+    double t[2] = {0, 0};
+    for (int j = 0; j < 2; j++) {
+        struct cal_kernel k;
+        enum wgf_status   s = cal_kernel_make(ctx, "calib_fma", "ITER", 1, false, (uint64_t)(j ? g : 1) * CAL_WG, 0, &k, err);
+        if (!s) s = cal_time(ctx, tm, &k, j ? g : 1, &t[j], err);
+        cal_kernel_free(&k);
+        if (s) return s;
+    }
+    *us = t[1] > t[0] ? (t[1] - t[0]) * 1e-3 / (g - 1) : 0;
+    return WGF_OK;
+}
+
 /* FLOPs / ns of calib_dot in one workgroup of wg invocations over n f32 weights */
 static enum wgf_status cal_dot(wgf_ctx *ctx, wgf_timer *tm, uint32_t wg, uint64_t n, double *gflops, struct wgf_err *err)
 {
@@ -215,6 +231,8 @@ enum wgf_status wgf_calibrate(wgf_ctx *ctx, bool quick, void (*progress)(void *u
     if (!s && progress) progress(user, "f32 FMA rate");
     if (!s) s = cal_fma(ctx, tm, quick || !gpu ? 256 : 4096, quick || !gpu ? 64 : 8192, &out->dev.gflops, err);
     if (!s) s = cal_fma(ctx, tm, quick || !gpu ? 1024 : 65536, 1, &out->dev.gflops_wg, err);
+    if (!s && progress) progress(user, "workgroup launch");
+    if (!s) s = cal_workgroup(ctx, tm, quick || !gpu ? 1024 : 65535, &out->dev.workgroup_us, err);
     if (!s && progress) progress(user, "one workgroup streaming a dot product");
     uint32_t swg = wgf_ctx_limits(ctx)->max_compute_invocations_per_workgroup;
     swg          = swg >= 1024 ? 1024 : swg >= 256 ? 256 : 64;
@@ -288,6 +306,7 @@ enum wgf_status wgf_calibration_json(const struct wgf_calibration *c, char **out
     json_object_set_new(dev, "len_long", json_real(c->dev.len_long));
     json_object_set_new(dev, "serial_gflops_wg", json_real(c->dev.serial_gflops_wg));
     json_object_set_new(dev, "serial_wg", json_real(c->dev.serial_wg));
+    json_object_set_new(dev, "workgroup_us", json_real(c->dev.workgroup_us));
     json_t *root = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:f, s:o, s:o}", "format", "wgfuse-calibration",
                              "version", WGF_CALIBRATION_VERSION, "adapter", c->adapter, "driver", c->driver, "backend",
                              c->backend, "webgpu_lib", c->webgpu_lib, "date", c->date, "seconds", c->seconds,
@@ -369,7 +388,8 @@ static enum wgf_status cal_parse(json_t *root, const char *path, const wgf_ctx *
         (s = get_num(dev, path, "len_short", false, &d->len_short, err)) ||
         (s = get_num(dev, path, "len_long", false, &d->len_long, err)) ||
         (s = get_num(dev, path, "serial_gflops_wg", false, &d->serial_gflops_wg, err)) ||
-        (s = get_num(dev, path, "serial_wg", false, &d->serial_wg, err)))
+        (s = get_num(dev, path, "serial_wg", false, &d->serial_wg, err)) ||
+        (s = get_num(dev, path, "workgroup_us", false, &d->workgroup_us, err)))
         return s;
     if (ctx) {
         const struct wgf_adapter_desc *ad  = wgf_ctx_adapter(ctx);

@@ -18,20 +18,33 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: wgfuse advise --calibrate [--quick] [--json]\n"
-            "       wgfuse advise (--llm MODEL | --shape NAME) [--weights f16|f32|TYPE] [--no-subgroups]\n"
-            "                     [--calibration FILE] [--recalibrate] [--quick] [--json]\n"
-            "  --calibrate: measure this adapter (per-dispatch cost by recording mode, read bandwidth of\n"
-            "  the whole device and of one workgroup, f32 FMA rate of both, workgroupBarrier and\n"
-            "  subgroupAdd cost) and store it in $XDG_CACHE_HOME/wgfuse/ (else ~/.cache/wgfuse/), one\n"
-            "  file per adapter, driver and WebGPU library. --quick: small sizes (default on CPU adapters).\n"
+            "       wgfuse advise (--llm MODEL | --shape NAME) [--weights f16|f32|TYPE] [--no-subgroups] [--batch B]\n"
+            "       wgfuse advise --sim ENV --steps L --pop P [--hidden H] [--episode-steps T] [--chunks K,K,..]\n"
+            "                     [--gens-per-submit G]\n"
+            "       wgfuse advise --table [--quick] [--json]\n"
+            "  every form also: [--calibration FILE] [--recalibrate] [--quick] [--json]\n"
+            "  --calibrate: measure this adapter (per-dispatch cost by recording mode and by replayed\n"
+            "  schedule length, read bandwidth and f32 FMA rate of the whole device and of one workgroup,\n"
+            "  one workgroup streaming a matvec row loop, workgroupBarrier and subgroupAdd cost) and store\n"
+            "  it in $XDG_CACHE_HOME/wgfuse/ (else ~/.cache/wgfuse/), one file per adapter, driver and\n"
+            "  WebGPU library. --quick: small sizes (default on CPU adapters).\n"
             "  --llm / --shape: every GPU plan (ops, fused, roles, mega) built on the model, its decode\n"
             "  step's dispatches with their bytes and FLOPs read back, and the time per token predicted\n"
-            "  as the sum over dispatches of max(dispatch cost, bytes / bandwidth, FLOPs / rate), each\n"
-            "  rate scaled down for a dispatch of few workgroups; prints each plan's ms/token, the share\n"
-            "  of it that is dispatch-bound, and the recommendation with its reason. The calibration\n"
-            "  comes from the cache (measured first when missing or unusable), or from --calibration\n"
-            "  FILE (or $WGFUSE_CALIBRATION): a device description for any adapter.\n"
-            "  `wgfuse run --plan auto` and `wgfuse llm bench --plan auto` use the same choice.\n");
+            "  as the sum over dispatches of max(dispatch cost at the schedule's length, bytes / bandwidth,\n"
+            "  FLOPs / rate, and for one-workgroup steps FLOPs / one workgroup's streaming rate), the rates\n"
+            "  scaled down for a dispatch of few workgroups; prints each plan's ms/token, its dispatch-bound\n"
+            "  share, the recommendation with its reason, and the crossover batch B* of every projection\n"
+            "  and of the attention and MLP groups (--batch B: their time at batch B).\n"
+            "  --sim ENV (cartpole, acrobot, mountaincar, finsim, rastrigin): every strategy (fused,\n"
+            "  fused-wide, chunked:K for --chunks (10,50), per-step) x GA evolve (split, thread, wide)\n"
+            "  built and its generation's dispatches predicted; --episode-steps T: the steps a SIMD group\n"
+            "  runs per episode (default L: a trained population; `sim bench` reports group_steps);\n"
+            "  --gens-per-submit G: generations recorded per submit (10, as sim bench).\n"
+            "  --table: the article's decision table, each rule predicted and measured on this device.\n"
+            "  The calibration comes from the cache (measured first when missing or unusable), or from\n"
+            "  --calibration FILE (or $WGFUSE_CALIBRATION): a device description for any adapter.\n"
+            "  `run`, `llm bench` and `serve` take --plan auto [--autotune]; `sim train` and `sim bench`\n"
+            "  take --strategy auto [--autotune] (docs/advise.md).\n");
 }
 
 static void print_calibration(const struct wgf_calibration *c, bool json)
@@ -58,6 +71,7 @@ static void print_calibration(const struct wgf_calibration *c, bool json)
            c->dev.len_short, c->dev.dispatch_us_long, c->dev.len_long);
     printf("one workgroup of %.0f streaming a dot product: %.3f GFLOP/s (the serial term)\n", c->dev.serial_wg,
            c->dev.serial_gflops_wg);
+    printf("per workgroup launched: %.4f us\n", c->dev.workgroup_us);
     printf("workgroupBarrier: %.2f ns\n", c->dev.barrier_ns);
     if (c->dev.subgroup_ns > 0) printf("subgroupAdd: %.2f ns\n", c->dev.subgroup_ns);
     else printf("subgroupAdd: not measured (no subgroups)\n");

@@ -11,7 +11,7 @@ static bool usable(const struct wgf_device_cost *d)
     return d && finite_nonneg(d->dispatch_us) && d->read_gbps > 0 && d->gflops > 0 && isfinite(d->read_gbps) &&
            isfinite(d->gflops) && finite_nonneg(d->read_gbps_wg) && finite_nonneg(d->gflops_wg) &&
            finite_nonneg(d->dispatch_us_long) && finite_nonneg(d->len_short) && finite_nonneg(d->len_long) &&
-           finite_nonneg(d->serial_gflops_wg) && finite_nonneg(d->serial_wg);
+           finite_nonneg(d->serial_gflops_wg) && finite_nonneg(d->serial_wg) && finite_nonneg(d->workgroup_us);
 }
 
 /* rate of a step over w workgroups (w 0: unknown, saturating) */
@@ -22,13 +22,24 @@ static double scaled(double whole, double per_wg, double w)
     return r < whole ? r : whole;
 }
 
-double wgf_cost_dispatch_at(const struct wgf_device_cost *dev, double n)
+/* per-dispatch slope and per-submit fixed cost from the two measured schedule lengths:
+ * t(n) = F + n s through (len_short, len_short d_short) and (len_long, len_long d_long) */
+static void dispatch_fit(const struct wgf_device_cost *dev, double *s, double *F)
 {
     double a = dev->len_short, b = dev->len_long;
-    if (!(dev->dispatch_us_long > 0) || !(a >= 1) || !(b > a) || !(n > a)) return dev->dispatch_us;
-    if (n >= b) return dev->dispatch_us_long;
-    double f = log(n / a) / log(b / a);
-    return dev->dispatch_us + f * (dev->dispatch_us_long - dev->dispatch_us);
+    *s = dev->dispatch_us, *F = 0;
+    if (!(dev->dispatch_us_long > 0) || !(a >= 1) || !(b > a)) return;
+    *s = (b * dev->dispatch_us_long - a * dev->dispatch_us) / (b - a);
+    if (*s < 0) *s = 0;
+    *F = a * (dev->dispatch_us - *s);
+    if (*F < 0) *F = 0;
+}
+
+double wgf_cost_dispatch_at(const struct wgf_device_cost *dev, double n)
+{
+    double s, F;
+    dispatch_fit(dev, &s, &F);
+    return n >= 1 ? s + F / n : s + F;
 }
 
 enum wgf_status wgf_cost_step_at(const struct wgf_device_cost *dev, const struct wgf_step_info *st, double dispatch_us,
@@ -54,7 +65,9 @@ enum wgf_status wgf_cost_step_at(const struct wgf_device_cost *dev, const struct
         double sh  = dev->serial_wg > 0 && inv < dev->serial_wg ? inv / dev->serial_wg : 1.0;
         t_s        = flops / (scaled(dev->gflops, dev->serial_gflops_wg * sh, w) * 1e3);
     }
-    double t = dispatch_us;
+    /* launching the grid: the dispatch, plus per workgroup what the device pays to start one
+     * (workgroup_us, measured over a large grid: microseconds on a CPU adapter, ~0 on a GPU) */
+    double t = dispatch_us + (w > 0 ? w * dev->workgroup_us : 0);
     if (t_b > t) t = t_b, *bound = WGF_BOUND_BYTES;
     if (t_f > t) t = t_f, *bound = WGF_BOUND_FLOPS;
     if (t_s > t) t = t_s, *bound = WGF_BOUND_SERIAL;

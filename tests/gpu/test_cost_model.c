@@ -83,21 +83,26 @@ int main(void)
                     i, (int)st);
     }
 
-    /* d(n): 4 us at 16 dispatches, 1 us at 1024; log-interpolated: at 128 (half way in log2:
-     * 16 -> 128 is 3 of 6 doublings) 2.5 us; constant outside */
+    /* d(n): 3 us at 16 dispatches (48 us), 1048 us for 1016: t(n) = 32 + n, so d(n) = 1 + 32 / n */
     struct wgf_device_cost dl = dev;
-    dl.dispatch_us = 4, dl.dispatch_us_long = 1, dl.len_short = 16, dl.len_long = 1024;
-    wgf_t_check(&t, near(wgf_cost_dispatch_at(&dl, 8), 4) && near(wgf_cost_dispatch_at(&dl, 128), 2.5) &&
-                        near(wgf_cost_dispatch_at(&dl, 5000), 1) && near(wgf_cost_dispatch_at(&dev, 5000), 2),
-                "dispatch cost by schedule length", "d(8) %g, d(128) %g, d(5000) %g, flat %g",
-                wgf_cost_dispatch_at(&dl, 8), wgf_cost_dispatch_at(&dl, 128), wgf_cost_dispatch_at(&dl, 5000),
+    dl.dispatch_us = 3, dl.dispatch_us_long = 1048.0 / 1016.0, dl.len_short = 16, dl.len_long = 1016;
+    wgf_t_check(&t, near(wgf_cost_dispatch_at(&dl, 8), 5) && near(wgf_cost_dispatch_at(&dl, 32), 2) &&
+                        near(wgf_cost_dispatch_at(&dl, 3200), 1.01) && near(wgf_cost_dispatch_at(&dev, 5000), 2),
+                "dispatch cost by schedule length", "d(8) %g, d(32) %g, d(3200) %g, flat %g",
+                wgf_cost_dispatch_at(&dl, 8), wgf_cost_dispatch_at(&dl, 32), wgf_cost_dispatch_at(&dl, 3200),
                 wgf_cost_dispatch_at(&dev, 5000));
-    /* 64 tiny steps replayed twice: 128 dispatches charged 2.5 us each */
+    /* 64 tiny steps replayed twice: 128 dispatches charged 1.25 us each */
     struct wgf_step_info tiny[64];
     for (int i = 0; i < 64; i++) tiny[i] = step(WGF_STEP_DISPATCH, 1000, 8, 0, 0);
     st = wgf_cost_predict_replayed(&dl, tiny, 64, 2, &p);
-    wgf_t_check(&t, st == WGF_OK && near(p.total_us, 64 * 2.5) && near(p.dispatch_us, 2.5) && p.dispatches == 64,
+    wgf_t_check(&t, st == WGF_OK && near(p.total_us, 64 * 1.25) && near(p.dispatch_us, 1.25) && p.dispatches == 64,
                 "a replayed schedule is charged d(dispatches x replays)", "total %g, d %g", p.total_us, p.dispatch_us);
+    /* launching workgroups: 1000 workgroups x 0.01 us on top of the 2 us dispatch */
+    struct wgf_device_cost dw = dev;
+    dw.workgroup_us = 0.01;
+    wgf_cost_step(&dw, &s[0], &us, &b);
+    wgf_t_check(&t, near(us, 12) && b == WGF_BOUND_DISPATCH, "workgroup launch cost", "%g us %s", us,
+                wgf_cost_bound_name(b));
 
     /* serial term: one workgroup of 1e5 FLOPs at 0.5 GFLOP/s = 200 us (the FMA rate per
      * workgroup, 10 GFLOP/s, would give 10 us); half the invocations: half the rate, 400 us;
