@@ -20,7 +20,7 @@
 #
 # Environment: WGFUSE (default build/wgfuse), PYTHON (python3), POP (4096), LENGTHS ("10 100
 # 500"), GENS (3), SRUNS (5: sim bench runs), N / RUNS / P (decode tokens, timed runs, prompt
-# tokens of the LLM dial: 64 / 3 / 32), SHAPE (qwen2.5-0.5b), WEIGHTS ("f16 f32"),
+# tokens of the LLM dial: 64 / 5 / 32), SHAPE (qwen2.5-0.5b), WEIGHTS ("f16 f32"),
 # SHAPES_BSTAR ("qwen2.5-0.5b qwen2.5-1.5b"), TABLE (1: run advise --table; 0: skip),
 # QUICK (empty; "--quick" for a CPU adapter), WGF_GIT_COMMIT.
 # Raw files in OUTDIR: env.txt, status.txt, logs/<step>.txt (every command's whole output),
@@ -36,7 +36,7 @@ WG="${WGFUSE:-$ROOT/build/wgfuse}"
 [ -x "$WG" ] || { echo "h200_advise2: no wgfuse binary (set WGFUSE=path)" >&2; exit 1; }
 "$WG" --version >/dev/null 2>&1 || { echo "h200_advise2: $WG --version failed" >&2; exit 1; }
 POP="${POP:-4096}"; LENGTHS="${LENGTHS:-10 100 500}"; GENS="${GENS:-3}"; SRUNS="${SRUNS:-5}"
-N="${N:-64}"; RUNS="${RUNS:-3}"; P="${P:-32}"; SHAPE="${SHAPE:-qwen2.5-0.5b}"; WEIGHTS="${WEIGHTS:-f16 f32}"
+N="${N:-64}"; RUNS="${RUNS:-5}"; P="${P:-32}"; SHAPE="${SHAPE:-qwen2.5-0.5b}"; WEIGHTS="${WEIGHTS:-f16 f32}"
 SHAPES_BSTAR="${SHAPES_BSTAR:-qwen2.5-0.5b qwen2.5-1.5b}"; TABLE="${TABLE:-1}"; QUICK="${QUICK:-}"
 STRATS="fused,fused-wide,chunked:10,chunked:50,per-step"
 . "$ROOT/bench/lib_steps.sh"

@@ -12,6 +12,8 @@
  *     what it measured;
  *   - every plan's dispatch count in advise's JSON is what `sim bench` reports for it
  *     (dispatches_per_gen: the advisor reads the sim's own emitted dispatches);
+ *   - `llm bench --plan auto --autotune` on the tiny model: the stderr line with both plans'
+ *     measured and predicted ms/token;
  *   - B* per operation from advise --shape tiny --batch 4 --json: B*_dispatch, B*_bytes and B*
  *     recomputed from the row's own MB, MFLOP and dispatches and the device's figures;
  *   - errors: unknown workload, --steps 0, two modes, --autotune without auto: exit 2. */
@@ -150,6 +152,15 @@ int main(void)
     wgf_t_check(&t, rc == 0 && strstr(out, "strategy auto --autotune: chose") && strstr(out, "measured") &&
                         strstr(out, "ms/generation"),
                 "--autotune times the top two and says so", "exit %d: %.300s", rc, out);
+
+    snprintf(cmd, sizeof cmd,
+             "{ WGFUSE_CALIBRATION='%s' '%s' --quiet llm bench --shape tiny --plan auto --autotune -n 2 --prompt-tokens 2 "
+             "--runs 1 --json 2>&1 >/dev/null; }",
+             devB, cli);
+    rc = wgf_t_run(cmd, out, sizeof out);
+    wgf_t_check(&t, rc == 0 && strstr(out, "plan auto --autotune: chose plan") && strstr(out, "measured") &&
+                        strstr(out, "ms/token") && strstr(out, "predicted"),
+                "llm bench --plan auto --autotune", "exit %d: %.300s", rc, out);
 
     /* B* per operation, recomputed from the row */
     snprintf(cmd, sizeof cmd, "{ '%s' --quiet advise --shape tiny --batch 4 --calibration '%s' --json 2>/dev/null; }",
