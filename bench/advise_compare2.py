@@ -7,7 +7,8 @@ advise_sim_L<L>_<fused|fused-wide>, bstar_<W>_<S>) and sim_L<L>_<evolve>.json (s
   LLM:  measured ms/token = 1000 / median(decode_tok_s) of the plan in the dial;
   sim:  measured ms/generation = 1000 / gen_per_s_noreadback (GENS generations per submit);
         predicted: the advise --sim row "<strategy>/<evolve>", from the advise run whose episode
-        steps are that strategy's (fused-wide: its own; every other: fused's);
+        steps are that strategy's (fused-wide: its own; every other: fused's); chunked:K with
+        K >= L (one episode dispatch, which advise lists once as fused) gets fused's;
   error = predicted / measured - 1; per case (LLM: shape x weights; sim: L) the recommended
   plan, the measured fastest, and how much slower the recommended measured (0: the fastest).
   B*: every operation's B*_dispatch, B*_bytes, B* from advise's "crossover", beside the
@@ -79,6 +80,11 @@ def sim_rows(outdir, steps, rows, cases):
         case = f"cartpole_L{L}"
         for plan, (meas, r) in sorted(measured.items()):
             p = preds.get(plan)
+            m = re.match(r"chunked:(\d+)/(\w+)$", plan)
+            if not p and m and int(m.group(1)) >= L:
+                # chunked:K with K >= L is one episode dispatch: the same dispatches as fused,
+                # which advise lists once
+                p = preds.get("fused/" + m.group(2))
             if not p:
                 continue
             pred = p["predicted_ms_per_generation"]
@@ -86,7 +92,7 @@ def sim_rows(outdir, steps, rows, cases):
                          "predicted_ms": pred, "measured_ms": meas, "error": pred / meas - 1,
                          "dispatch_bound_share": p["dispatch_bound_share"], "group_steps": r.get("group_steps"),
                          "mean_steps": r.get("mean_steps")})
-        both = [pl for pl in measured if pl in preds]
+        both = [pl for pl in measured if pl in preds]  # the rows advise itself lists
         if both:
             fastest = min(both, key=lambda pl: measured[pl][0])
             rec = min(both, key=lambda pl: preds[pl]["predicted_ms_per_generation"])

@@ -21,7 +21,8 @@
 # Environment: WGFUSE (default build/wgfuse), PYTHON (python3), POP (4096), LENGTHS ("10 100
 # 500"), GENS (3), SRUNS (5: sim bench runs), N / RUNS / P (decode tokens, timed runs, prompt
 # tokens of the LLM dial: 64 / 5 / 32), SHAPE (qwen2.5-0.5b), WEIGHTS ("f16 f32"),
-# SHAPES_BSTAR ("qwen2.5-0.5b qwen2.5-1.5b"), TABLE (1: run advise --table; 0: skip),
+# SHAPES_BSTAR ("qwen2.5-0.5b qwen2.5-1.5b"), TABLE (1: run advise --table; 0: skip), AUTOTUNE
+# (1; 0: skip the --autotune steps), WEIGHTS="" skips the LLM plans,
 # QUICK (empty; "--quick" for a CPU adapter), WGF_GIT_COMMIT.
 # Raw files in OUTDIR: env.txt, status.txt, logs/<step>.txt (every command's whole output),
 # results.jsonl (the last JSON line of each single-line step), sim_L<L>_<evolve>.json (sim
@@ -36,8 +37,9 @@ WG="${WGFUSE:-$ROOT/build/wgfuse}"
 [ -x "$WG" ] || { echo "h200_advise2: no wgfuse binary (set WGFUSE=path)" >&2; exit 1; }
 "$WG" --version >/dev/null 2>&1 || { echo "h200_advise2: $WG --version failed" >&2; exit 1; }
 POP="${POP:-4096}"; LENGTHS="${LENGTHS:-10 100 500}"; GENS="${GENS:-3}"; SRUNS="${SRUNS:-5}"
-N="${N:-64}"; RUNS="${RUNS:-5}"; P="${P:-32}"; SHAPE="${SHAPE:-qwen2.5-0.5b}"; WEIGHTS="${WEIGHTS:-f16 f32}"
-SHAPES_BSTAR="${SHAPES_BSTAR:-qwen2.5-0.5b qwen2.5-1.5b}"; TABLE="${TABLE:-1}"; QUICK="${QUICK:-}"
+N="${N:-64}"; RUNS="${RUNS:-5}"; P="${P:-32}"; SHAPE="${SHAPE:-qwen2.5-0.5b}"
+SHAPES_BSTAR="${SHAPES_BSTAR-qwen2.5-0.5b qwen2.5-1.5b}"; TABLE="${TABLE:-1}"; QUICK="${QUICK:-}"
+AUTOTUNE="${AUTOTUNE:-1}"; WEIGHTS="${WEIGHTS-f16 f32}"
 STRATS="fused,fused-wide,chunked:10,chunked:50,per-step"
 . "$ROOT/bench/lib_steps.sh"
 steps_init "$OUT" h200_advise2 || exit 1
@@ -48,7 +50,7 @@ unset WGFUSE_CALIBRATION
 {
   steps_env "$WG" "$PY"
   echo "POP=$POP LENGTHS=$LENGTHS GENS=$GENS SRUNS=$SRUNS N=$N RUNS=$RUNS P=$P SHAPE=$SHAPE WEIGHTS=$WEIGHTS"
-  echo "SHAPES_BSTAR=$SHAPES_BSTAR TABLE=$TABLE QUICK=$QUICK"
+  echo "SHAPES_BSTAR=$SHAPES_BSTAR TABLE=$TABLE QUICK=$QUICK AUTOTUNE=$AUTOTUNE"
   echo "load average: $(cat /proc/loadavg 2>/dev/null)"; echo "cpus: $(nproc)"
 } > "$OUT/env.txt"
 T0=$(date +%s)
@@ -102,8 +104,8 @@ for S in $SHAPES_BSTAR; do
 done
 
 # 5. autotune, the table
-step autotune_llm "$WG" llm bench --shape "$SHAPE" --plan auto --autotune -n 16 --prompt-tokens "$P" --runs 1 --json
-step autotune_sim "$WG" --quiet sim bench --workload cartpole --pop "$POP" --hidden 16 --steps 500 --strategy auto \
+[ "$AUTOTUNE" = 1 ] && [ -n "$WEIGHTS" ] && step autotune_llm "$WG" llm bench --shape "$SHAPE" --plan auto --autotune -n 16 --prompt-tokens "$P" --runs 1 --json
+[ "$AUTOTUNE" = 1 ] && step autotune_sim "$WG" --quiet sim bench --workload cartpole --pop "$POP" --hidden 16 --steps 500 --strategy auto \
      --autotune --gens "$GENS" --runs 1 --json
 [ "$TABLE" = 1 ] && step table "$WG" --quiet advise --table $QUICK --json
 echo "total $(( $(date +%s) - T0 )) s" >> "$OUT/status.txt"

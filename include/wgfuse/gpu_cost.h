@@ -21,6 +21,12 @@
  *     (i unknown: serial_wg). There the per-element issue rate, not the bytes, sets the time:
  *     the H200's mega took the same 25 ms per token with f16 and f32 weights, and the bytes
  *     term at one workgroup's read bandwidth was off by +32% and +160%.
+ * The chain term, for a step whose emitter counted the longest dependent chain one invocation
+ *   runs (c FLOPs: a genome's episode in a thread-per-genome simulation): ceil(w / P) x c /
+ *   chain_gflops, in the max. Such a kernel is latency-bound: on the H200 CartPole's fused
+ *   episode took 1.5 us a step for ~430 operations per genome, 7x what the FMA throughput of
+ *   its 64 workgroups predicts; chain_gflops (calib_chain: one dependent FMA chain per
+ *   invocation, 64 invocations) measures the latency that sets it.
  * Plus, for a step whose emitter counted its barriers (b per workgroup), the barrier term
  *   ceil(w / P) x b x barrier_ns, P = gflops / gflops_wg the workgroups the device runs at
  *   once (132 on the H200, its SMs; ~2 on lavapipe here, its threads): a barrier is a wait
@@ -57,9 +63,18 @@ struct wgf_device_cost {
     double serial_gflops_wg; /* one workgroup streaming a dot product, GFLOP/s (0: no term)  */
     double serial_wg;        /* ... its invocations                                          */
     double workgroup_us;     /* per workgroup launched, a large grid of a near-empty kernel  */
+    double chain_gflops;     /* one invocation's dependent FMA chain, GFLOP/s (64 per wg)    */
 };
 
-enum wgf_cost_bound { WGF_BOUND_DISPATCH, WGF_BOUND_BYTES, WGF_BOUND_FLOPS, WGF_BOUND_SERIAL, WGF_BOUND_BARRIER, WGF_BOUND_COUNT };
+enum wgf_cost_bound {
+    WGF_BOUND_DISPATCH,
+    WGF_BOUND_BYTES,
+    WGF_BOUND_FLOPS,
+    WGF_BOUND_SERIAL,
+    WGF_BOUND_BARRIER,
+    WGF_BOUND_CHAIN,
+    WGF_BOUND_COUNT
+};
 
 struct wgf_cost_prediction {
     double   total_us;                 /* the sum over the steps                            */
@@ -87,7 +102,7 @@ enum wgf_status wgf_cost_predict(const struct wgf_device_cost *dev, const struct
                                  struct wgf_cost_prediction *out);
 /* Share of the prediction spent in dispatch-bound steps (0..1). */
 double          wgf_cost_dispatch_share(const struct wgf_cost_prediction *p);
-const char     *wgf_cost_bound_name(enum wgf_cost_bound b); /* "dispatch", "bytes", "flops", "serial", "barrier" */
+const char     *wgf_cost_bound_name(enum wgf_cost_bound b); /* "dispatch", "bytes", "flops", "serial", "barrier", "chain" */
 
 /* The crossover batch B* of one operation (a projection or a group of them, batch-1 cost
  * `c` over `dispatches` dispatches): at batch B the operation does B x c.flops FLOPs and

@@ -42,15 +42,16 @@ static void cal_kernel_free(struct cal_kernel *k)
     memset(k, 0, sizeof *k);
 }
 
-static enum wgf_status cal_kernel_make(wgf_ctx *ctx, const char *role, const char *cname, uint64_t cval, bool sg,
-                                       uint64_t y_floats, uint64_t x_bytes, struct cal_kernel *k, struct wgf_err *err)
+static enum wgf_status cal_kernel_make_wg(wgf_ctx *ctx, const char *role, const char *cname, uint64_t cval, bool sg,
+                                          uint32_t wg, uint64_t y_floats, uint64_t x_bytes, struct cal_kernel *k,
+                                          struct wgf_err *err)
 {
     memset(k, 0, sizeof *k);
     struct wgf_prelude p = {0};
     char               label[64];
-    snprintf(label, sizeof label, "%s_%llu", role, (unsigned long long)cval);
+    snprintf(label, sizeof label, "%s_%llu_%u", role, (unsigned long long)cval, wg);
     if (sg) wgf_prelude_text(&p, "enable subgroups;");
-    wgf_prelude_u32(&p, "WG", CAL_WG, "invocations per workgroup");
+    wgf_prelude_u32(&p, "WG", wg, "invocations per workgroup");
     wgf_prelude_u32(&p, cname, cval, "the measured size");
     enum wgf_status          s = wgf_prelude_status(&p);
     struct wgf_pipeline_desc d = {.label = label, .wgsl = wgf_kernel_source(role), .prelude = p.s};
@@ -65,6 +66,12 @@ static enum wgf_status cal_kernel_make(wgf_ctx *ctx, const char *role, const cha
     wgf_prelude_free(&p);
     if (s) cal_kernel_free(k);
     return s;
+}
+
+static enum wgf_status cal_kernel_make(wgf_ctx *ctx, const char *role, const char *cname, uint64_t cval, bool sg,
+                                       uint64_t y_floats, uint64_t x_bytes, struct cal_kernel *k, struct wgf_err *err)
+{
+    return cal_kernel_make_wg(ctx, role, cname, cval, sg, CAL_WG, y_floats, x_bytes, k, err);
 }
 
 /* median ns of one dispatch of k over grid (a warm-up first) */
@@ -172,15 +179,15 @@ static enum wgf_status cal_dot(wgf_ctx *ctx, wgf_timer *tm, uint32_t wg, uint64_
 }
 
 /* ns per loop step of a one-workgroup kernel: (t(i1) - t(i0)) / (i1 - i0) / per_step */
-static enum wgf_status cal_loop(wgf_ctx *ctx, wgf_timer *tm, const char *role, bool sg, uint32_t i0, uint32_t i1,
-                                double per_step, double *ns_each, struct wgf_err *err)
+static enum wgf_status cal_loop(wgf_ctx *ctx, wgf_timer *tm, const char *role, bool sg, uint32_t wg, uint32_t i0,
+                                uint32_t i1, double per_step, double *ns_each, struct wgf_err *err)
 {
     double          t[2] = {0, 0};
     uint32_t        it[2] = {i0, i1};
     enum wgf_status s = WGF_OK;
     for (int j = 0; j < 2 && !s; j++) {
         struct cal_kernel k;
-        if ((s = cal_kernel_make(ctx, role, "ITER", it[j], sg, CAL_WG, 0, &k, err))) break;
+        if ((s = cal_kernel_make_wg(ctx, role, "ITER", it[j], sg, wg, wg, 0, &k, err))) break;
         s = cal_time(ctx, tm, &k, 1, &t[j], err);
         cal_kernel_free(&k);
     }
@@ -238,12 +245,16 @@ enum wgf_status wgf_calibrate(wgf_ctx *ctx, bool quick, void (*progress)(void *u
     swg          = swg >= 1024 ? 1024 : swg >= 256 ? 256 : 64;
     out->dev.serial_wg = swg;
     if (!s) s = cal_dot(ctx, tm, swg, quick || !gpu ? (1u << 20) : (1u << 24), &out->dev.serial_gflops_wg, err);
+    if (!s && progress) progress(user, "dependent chain latency");
+    double chain_ns = 0; /* ns per FMA of one chain, 64 invocations each running one */
+    if (!s) s = cal_loop(ctx, tm, "calib_chain", false, 64, 64, quick ? 4160 : 65600, 1.0, &chain_ns, err);
+    out->dev.chain_gflops = chain_ns > 0 ? 2.0 / chain_ns : 0;
     if (!s && progress) progress(user, "barrier");
-    if (!s) s = cal_loop(ctx, tm, "calib_barrier", false, 64, quick ? 1088 : 4160, 2.0, &out->dev.barrier_ns, err);
+    if (!s) s = cal_loop(ctx, tm, "calib_barrier", false, CAL_WG, 64, quick ? 1088 : 4160, 2.0, &out->dev.barrier_ns, err);
     uint32_t sgs = 0;
     if (!s && ad->has_subgroups && wgf_ctx_subgroup_size(ctx, &sgs) == WGF_OK && sgs) {
         if (progress) progress(user, "subgroup reduction");
-        s = cal_loop(ctx, tm, "calib_subgroup", true, 64, quick ? 1088 : 4160, 1.0, &out->dev.subgroup_ns, err);
+        s = cal_loop(ctx, tm, "calib_subgroup", true, CAL_WG, 64, quick ? 1088 : 4160, 1.0, &out->dev.subgroup_ns, err);
     }
     wgf_timer_free(tm);
     if (s) return s;
@@ -307,6 +318,7 @@ enum wgf_status wgf_calibration_json(const struct wgf_calibration *c, char **out
     json_object_set_new(dev, "serial_gflops_wg", json_real(c->dev.serial_gflops_wg));
     json_object_set_new(dev, "serial_wg", json_real(c->dev.serial_wg));
     json_object_set_new(dev, "workgroup_us", json_real(c->dev.workgroup_us));
+    json_object_set_new(dev, "chain_gflops", json_real(c->dev.chain_gflops));
     json_t *root = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:f, s:o, s:o}", "format", "wgfuse-calibration",
                              "version", WGF_CALIBRATION_VERSION, "adapter", c->adapter, "driver", c->driver, "backend",
                              c->backend, "webgpu_lib", c->webgpu_lib, "date", c->date, "seconds", c->seconds,
@@ -389,7 +401,8 @@ static enum wgf_status cal_parse(json_t *root, const char *path, const wgf_ctx *
         (s = get_num(dev, path, "len_long", false, &d->len_long, err)) ||
         (s = get_num(dev, path, "serial_gflops_wg", false, &d->serial_gflops_wg, err)) ||
         (s = get_num(dev, path, "serial_wg", false, &d->serial_wg, err)) ||
-        (s = get_num(dev, path, "workgroup_us", false, &d->workgroup_us, err)))
+        (s = get_num(dev, path, "workgroup_us", false, &d->workgroup_us, err)) ||
+        (s = get_num(dev, path, "chain_gflops", false, &d->chain_gflops, err)))
         return s;
     if (ctx) {
         const struct wgf_adapter_desc *ad  = wgf_ctx_adapter(ctx);

@@ -72,6 +72,7 @@ static void print_calibration(const struct wgf_calibration *c, bool json)
     printf("one workgroup of %.0f streaming a dot product: %.3f GFLOP/s (the serial term)\n", c->dev.serial_wg,
            c->dev.serial_gflops_wg);
     printf("per workgroup launched: %.4f us\n", c->dev.workgroup_us);
+    printf("one invocation's dependent FMA chain: %.4f GFLOP/s (the chain term)\n", c->dev.chain_gflops);
     printf("workgroupBarrier: %.2f ns\n", c->dev.barrier_ns);
     if (c->dev.subgroup_ns > 0) printf("subgroupAdd: %.2f ns\n", c->dev.subgroup_ns);
     else printf("subgroupAdd: not measured (no subgroups)\n");

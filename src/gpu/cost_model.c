@@ -11,7 +11,7 @@ static bool usable(const struct wgf_device_cost *d)
     return d && finite_nonneg(d->dispatch_us) && d->read_gbps > 0 && d->gflops > 0 && isfinite(d->read_gbps) &&
            isfinite(d->gflops) && finite_nonneg(d->read_gbps_wg) && finite_nonneg(d->gflops_wg) &&
            finite_nonneg(d->dispatch_us_long) && finite_nonneg(d->len_short) && finite_nonneg(d->len_long) &&
-           finite_nonneg(d->serial_gflops_wg) && finite_nonneg(d->serial_wg) && finite_nonneg(d->workgroup_us);
+           finite_nonneg(d->serial_gflops_wg) && finite_nonneg(d->serial_wg) && finite_nonneg(d->workgroup_us) && finite_nonneg(d->chain_gflops);
 }
 
 /* rate of a step over w workgroups (w 0: unknown, saturating) */
@@ -71,9 +71,13 @@ enum wgf_status wgf_cost_step_at(const struct wgf_device_cost *dev, const struct
     if (t_b > t) t = t_b, *bound = WGF_BOUND_BYTES;
     if (t_f > t) t = t_f, *bound = WGF_BOUND_FLOPS;
     if (t_s > t) t = t_s, *bound = WGF_BOUND_SERIAL;
+    double P     = dev->gflops_wg > 0 ? fmax(1.0, floor(dev->gflops / dev->gflops_wg + 0.5)) : 1.0;
+    double waves = w > 0 ? ceil(w / P) : 1.0;
+    if (st->chain_flops && dev->chain_gflops > 0) {
+        double t_c = waves * (double)st->chain_flops / (dev->chain_gflops * 1e3);
+        if (t_c > t) t = t_c, *bound = WGF_BOUND_CHAIN;
+    }
     if (st->barriers && dev->barrier_ns > 0) {
-        double P     = dev->gflops_wg > 0 ? fmax(1.0, floor(dev->gflops / dev->gflops_wg + 0.5)) : 1.0;
-        double waves = w > 0 ? ceil(w / P) : 1.0;
         double t_bar = waves * (double)st->barriers * dev->barrier_ns * 1e-3;
         if (t_bar > t) *bound = WGF_BOUND_BARRIER;
         t += t_bar;
@@ -129,6 +133,7 @@ const char *wgf_cost_bound_name(enum wgf_cost_bound b)
            : b == WGF_BOUND_FLOPS  ? "flops"
            : b == WGF_BOUND_SERIAL ? "serial"
            : b == WGF_BOUND_BARRIER ? "barrier"
+           : b == WGF_BOUND_CHAIN  ? "chain"
                                     : "dispatch";
 }
 

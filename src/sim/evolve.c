@@ -145,14 +145,18 @@ enum wgf_status wgf__sim_emit_evolve(wgf_sim *sim, struct wgf__sim_emit *e, bool
         double scan = (double)E * (double)pop * (1.0 + log((double)pop / (double)(E ? E : 1)));
         breed.flops += (uint64_t)(2.0 * scan) + pop * 2u * T * 10u;
         breed.bytes_read += pop * 4u;
-        s = wgf__sim_emit(e, sim->evolve, sim->evolve_bg[p], nx, 1, WGF_SIM_WG, 0, breed);
+        /* the chain: an elite's rank scans all pop fitness values, each a dependent cached load
+         * and compare (counted as 20 operations: a cached load's latency is ~10 FMAs'), then its
+         * child's parameters (thread: all of them; wide: its lane's share) */
+        uint64_t chain = pop * 20u + (wide ? (np + WGF_SIM_WG - 1) / WGF_SIM_WG : np) * 80u;
+        s = wgf__sim_emit(e, sim->evolve, sim->evolve_bg[p], nx, 1, WGF_SIM_WG, 0, chain, breed);
     } else {
         uint32_t nx = pop < 65535u ? (uint32_t)pop : 65535u, ny = (uint32_t)((pop + nx - 1) / nx);
         uint64_t ncand = (uint64_t)sim->evolve_blocks * (uint64_t)sim->evolve_cand;
         fail = sim->evolve_pass[0];
         /* select: 2 tournaments of T fitness reads per genome, a block's best E kept sorted */
         struct wgf_step_cost sel = {pop * 4u * (1u + 2u * T), pop * 16u + ncand * 8u, pop * (2u * T * 12u + 20u)};
-        s = wgf__sim_emit(e, sim->evolve_pass[0], sim->select_bg[p], (uint32_t)sim->evolve_blocks, 1, WGF_SIM_TOP_WG, 1, sel);
+        s = wgf__sim_emit(e, sim->evolve_pass[0], sim->select_bg[p], (uint32_t)sim->evolve_blocks, 1, WGF_SIM_TOP_WG, 1, 0, sel);
         if (s == WGF_OK && pass_each && e->r) s = wgf_recorder_end_pass(e->r);
         if (s == WGF_OK && sim->rank_bg) {
             fail = sim->evolve_pass[1];
@@ -162,12 +166,12 @@ enum wgf_status wgf__sim_emit_evolve(wgf_sim *sim, struct wgf__sim_emit *e, bool
             uint64_t lg = 1;
             while ((1u << lg) < (uint64_t)sim->evolve_cand) lg++;
             struct wgf_step_cost rk = {ncand * 8u, E * 4u, ncand * (uint64_t)sim->evolve_blocks * lg * 4u};
-            s = wgf__sim_emit(e, sim->evolve_pass[1], sim->rank_bg, gx, (groups + gx - 1) / gx, WGF_SIM_TOP_WG, 2, rk);
+            s = wgf__sim_emit(e, sim->evolve_pass[1], sim->rank_bg, gx, (groups + gx - 1) / gx, WGF_SIM_TOP_WG, 2, 0, rk);
             if (s == WGF_OK && pass_each && e->r) s = wgf_recorder_end_pass(e->r);
         }
         if (s == WGF_OK) {
             fail = sim->evolve_pass[2];
-            s    = wgf__sim_emit(e, sim->evolve_pass[2], sim->breed_bg[p], nx, ny, WGF_SIM_WG, 0, breed);
+            s    = wgf__sim_emit(e, sim->evolve_pass[2], sim->breed_bg[p], nx, ny, WGF_SIM_WG, 0, 0, breed);
         }
     }
     if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(fail));

@@ -115,10 +115,12 @@ struct wgf__sim_emit {
     uint32_t              episode_steps; /* listing: steps one SIMD group runs per episode */
 };
 enum wgf_status wgf__sim_emit(struct wgf__sim_emit *e, wgf_pipeline *p, wgf_bind_group *bg, uint32_t x, uint32_t y,
-                              uint32_t wg_size, uint64_t barriers, struct wgf_step_cost cost);
+                              uint32_t wg_size, uint64_t barriers, uint64_t chain, struct wgf_step_cost cost);
 /* The f32 operations of one policy forward + environment step for one genome (the advisor's
  * FLOPs; transcendental functions counted as 10). */
 uint64_t        wgf__sim_step_flops(const wgf_sim *sim);
+/* fused-wide: the operations of one lane's share of a step (the chain one invocation runs). */
+uint64_t        wgf__sim_lane_flops(const wgf_sim *sim);
 
 /* ---- the episode (strategies.c) and the evolve step (evolve.c) -------------------------- */
 /* Reset and episode pipelines + bind groups for cfg.strategy. */

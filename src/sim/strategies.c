@@ -99,7 +99,7 @@ enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err)
 }
 
 enum wgf_status wgf__sim_emit(struct wgf__sim_emit *e, wgf_pipeline *p, wgf_bind_group *bg, uint32_t x, uint32_t y,
-                              uint32_t wg_size, uint64_t barriers, struct wgf_step_cost cost)
+                              uint32_t wg_size, uint64_t barriers, uint64_t chain, struct wgf_step_cost cost)
 {
     if (e->r) {
         enum wgf_status s = wgf_recorder_dispatch(e->r, p, bg, x, y, 1);
@@ -115,6 +115,7 @@ enum wgf_status wgf__sim_emit(struct wgf__sim_emit *e, wgf_pipeline *p, wgf_bind
         st->cost    = cost;
         st->wg_size = wg_size;
         st->barriers = barriers;
+        st->chain_flops = chain;
     }
     e->n++;
     return WGF_OK;
@@ -134,6 +135,16 @@ uint64_t wgf__sim_step_flops(const wgf_sim *sim)
     return pol + env[sim->cfg.workload];
 }
 
+uint64_t wgf__sim_lane_flops(const wgf_sim *sim)
+{
+    const struct wgf_sim_policy *p = &sim->pol;
+    uint64_t total = wgf__sim_step_flops(sim), full = 2u * (uint64_t)(p->n_in * p->n_hidden + p->n_hidden * p->n_out) +
+                                                    10u * (uint64_t)p->n_hidden;
+    if (sim->cfg.workload == WGF_SIM_FINSIM) return total / WGF_FIN_ASSETS; /* a lane per asset */
+    /* one hidden unit (2 n_in + tanh), then every output over all hidden units, argmax, env */
+    return total - full + 2u * (uint64_t)p->n_in + 10u + 2u * (uint64_t)(p->n_hidden * p->n_out);
+}
+
 enum wgf_status wgf__sim_emit_evaluate(wgf_sim *sim, struct wgf__sim_emit *e, struct wgf_err *err)
 {
     const struct wgf_sim_config *c = &sim->cfg;
@@ -143,7 +154,7 @@ enum wgf_status wgf__sim_emit_evaluate(wgf_sim *sim, struct wgf__sim_emit *e, st
     enum wgf_status s = WGF_OK;
     /* reset: hashes a start state per genome (~20 integer ops per component, counted as FLOPs) */
     if (sim->reset)
-        s = wgf__sim_emit(e, sim->reset, sim->reset_bg[p], nx, 1, WGF_SIM_WG, 0,
+        s = wgf__sim_emit(e, sim->reset, sim->reset_bg[p], nx, 1, WGF_SIM_WG, 0, 0,
                           (struct wgf_step_cost){16, gn * (rec + 4u), gn * 80u});
     /* episode chunks: chunk i runs clamp(T - i K, 0, K) steps of every genome still running,
      * T the steps one SIMD group runs (a group runs until its longest episode ends) */
@@ -151,7 +162,7 @@ enum wgf_status wgf__sim_emit_evaluate(wgf_sim *sim, struct wgf__sim_emit *e, st
     uint64_t T = e->episode_steps && (int)e->episode_steps < c->max_steps ? e->episode_steps : (uint64_t)c->max_steps;
     for (int ch = 0; ch < sim->n_chunks && s == WGF_OK; ch++) {
         struct wgf_step_cost cost;
-        uint64_t             bar = 0;
+        uint64_t             bar = 0, chain = 0;
         if (c->workload == WGF_SIM_RASTRIGIN) { /* a workgroup per genome over the dimensions */
             uint64_t d = (uint64_t)sim->n_params;
             cost       = (struct wgf_step_cost){gn * d * 4u, gn * 4u, gn * d * 15u};
@@ -162,11 +173,17 @@ enum wgf_status wgf__sim_emit_evaluate(wgf_sim *sim, struct wgf__sim_emit *e, st
             cost.bytes_written = gn * (rec + 4u);
             cost.flops         = gn * run * wgf__sim_step_flops(sim);
             if (c->workload == WGF_SIM_FINSIM) cost.bytes_read += run * (WGF_FIN_ASSETS + WGF_FIN_SIGNALS) * 4u;
-            /* fused-wide: 3 barriers a step (the live check, hidden units, outputs) */
-            if (c->strategy == WGF_SIM_FUSED_WIDE) bar = 3u * run + 2u;
+            /* the chain one invocation runs: a genome's steps (thread per genome); fused-wide: a
+             * lane's share of a step (its hidden unit, every output, the environment), with 3
+             * barriers a step (the live check, hidden units, outputs) */
+            if (c->strategy == WGF_SIM_FUSED_WIDE) {
+                bar   = 3u * run + 2u;
+                chain = run * wgf__sim_lane_flops(sim);
+            } else
+                chain = run * wgf__sim_step_flops(sim);
         }
         s = wgf__sim_emit(e, sim->step, sim->step_bg[p][ch & 1], sim->step_groups, sim->step_groups_y, WGF_SIM_WG, bar,
-                          cost);
+                          chain, cost);
     }
     if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(sim->step));
     if (e->r) sim->state_parity = sim->n_chunks & 1;

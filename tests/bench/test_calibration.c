@@ -68,7 +68,7 @@ int main(void)
     wgf_t_check(&t, modes && c.dev.read_gbps > 0 && c.dev.read_gbps_wg > 0 && c.dev.gflops > 0 && c.dev.gflops_wg > 0 &&
                         c.dev.barrier_ns >= 0 && c.dev.subgroup_ns >= 0 && c.dev.dispatch_us > 0 &&
                         c.dev.dispatch_us_long > 0 && c.dev.len_long > c.dev.len_short && c.dev.len_short >= 1 &&
-                        c.dev.serial_gflops_wg > 0 && c.dev.serial_wg >= 64 && c.dev.workgroup_us >= 0 &&
+                        c.dev.serial_gflops_wg > 0 && c.dev.serial_wg >= 64 && c.dev.workgroup_us >= 0 && c.dev.chain_gflops > 0 &&
                         c.adapter[0] && c.seconds > 0 && c.seconds < 60,
                 "calibration: every figure finite and positive, under a minute",
                 "read %g/%g GB/s, %g/%g GFLOP/s, %g s", c.dev.read_gbps, c.dev.read_gbps_wg, c.dev.gflops,
@@ -84,7 +84,7 @@ int main(void)
                 close9(back.dev.gflops_wg, c.dev.gflops_wg) && close9(back.dev.barrier_ns, c.dev.barrier_ns) &&
                 close9(back.dev.subgroup_ns, c.dev.subgroup_ns) && close9(back.dev.dispatch_us_long, c.dev.dispatch_us_long) &&
                 close9(back.dev.len_short, c.dev.len_short) && close9(back.dev.len_long, c.dev.len_long) &&
-                close9(back.dev.serial_gflops_wg, c.dev.serial_gflops_wg) && close9(back.dev.serial_wg, c.dev.serial_wg) && close9(back.dev.workgroup_us, c.dev.workgroup_us);
+                close9(back.dev.serial_gflops_wg, c.dev.serial_gflops_wg) && close9(back.dev.serial_wg, c.dev.serial_wg) && close9(back.dev.workgroup_us, c.dev.workgroup_us) && close9(back.dev.chain_gflops, c.dev.chain_gflops);
     for (int m = 0; m < WGF_MODE_COUNT; m++) same = same && close9(back.mode_us[m], c.mode_us[m]);
     wgf_t_check(&t, same, "save + load round trip, same adapter", "status %d: %s", (int)s, err.msg);
 

@@ -137,6 +137,14 @@ int main(void)
     wgf_cost_step(&db, &bar, &us, &b);
     wgf_t_check(&t, near(us, 17) && b == WGF_BOUND_BARRIER, "barrier term", "%g us %s", us, wgf_cost_bound_name(b));
 
+    /* chain term: P = 100; 250 workgroups = 3 waves x 1e4 chain FLOPs at 1 GFLOP/s = 30 us */
+    struct wgf_device_cost dc = dev;
+    dc.chain_gflops = 1;
+    struct wgf_step_info ch = step(WGF_STEP_DISPATCH, 250, 8, 0, 1000);
+    ch.chain_flops = 10000;
+    wgf_cost_step(&dc, &ch, &us, &b);
+    wgf_t_check(&t, near(us, 30) && b == WGF_BOUND_CHAIN, "chain term", "%g us %s", us, wgf_cost_bound_name(b));
+
     /* crossover: 1e6 FLOPs per token at 1000 GFLOP/s = 1 us; 2 dispatches x 2 us = 4 us ->
      * B*_dispatch 4; 500 KB at 100 GB/s = 5 us -> B*_bytes 5; B* 5; at batch 8: 8 us, flops */
     struct wgf_cost_crossover x;
