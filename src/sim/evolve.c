@@ -145,10 +145,13 @@ enum wgf_status wgf__sim_emit_evolve(wgf_sim *sim, struct wgf__sim_emit *e, bool
         double scan = (double)E * (double)pop * (1.0 + log((double)pop / (double)(E ? E : 1)));
         breed.flops += (uint64_t)(2.0 * scan) + pop * 2u * T * 10u;
         breed.bytes_read += pop * 4u;
-        /* the chain: an elite's rank scans all pop fitness values, each a dependent cached load
-         * and compare (counted as 20 operations: a cached load's latency is ~10 FMAs'), then its
-         * child's parameters (thread: all of them; wide: its lane's share) */
-        uint64_t chain = pop * 20u + (wide ? (np + WGF_SIM_WG - 1) / WGF_SIM_WG : np) * 80u;
+        /* the chain: a genome's rank scan, each element a dependent cached load and compare
+         * (counted as 20 operations: a cached load's latency is ~10 FMAs'), then its child's
+         * parameters. thread: a workgroup lasts as long as its longest thread, an elite's scan
+         * of all pop (the elites sit in few workgroups: one wave); wide: every workgroup is one
+         * genome, so the waves add up the mean scan, scan / pop, and a lane's share */
+        uint64_t chain = wide ? (uint64_t)(scan / (double)pop) * 20u + (np + WGF_SIM_WG - 1) / WGF_SIM_WG * 80u
+                              : pop * 20u + np * 80u;
         s = wgf__sim_emit(e, sim->evolve, sim->evolve_bg[p], nx, 1, WGF_SIM_WG, 0, chain, breed);
     } else {
         uint32_t nx = pop < 65535u ? (uint32_t)pop : 65535u, ny = (uint32_t)((pop + nx - 1) / nx);

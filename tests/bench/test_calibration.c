@@ -71,8 +71,10 @@ int main(void)
                         c.dev.serial_gflops_wg > 0 && c.dev.serial_wg >= 64 && c.dev.workgroup_us >= 0 && c.dev.chain_gflops > 0 &&
                         c.adapter[0] && c.seconds > 0 && c.seconds < 60,
                 "calibration: every figure finite and positive, under a minute",
-                "read %g/%g GB/s, %g/%g GFLOP/s, %g s", c.dev.read_gbps, c.dev.read_gbps_wg, c.dev.gflops,
-                c.dev.gflops_wg, c.seconds);
+                "read %g/%g GB/s, %g/%g GFLOP/s, %g s; d %g/%g us at %g/%g, serial %g at %g, wg %g us, chain %g",
+                c.dev.read_gbps, c.dev.read_gbps_wg, c.dev.gflops, c.dev.gflops_wg, c.seconds, c.dev.dispatch_us,
+                c.dev.dispatch_us_long, c.dev.len_short, c.dev.len_long, c.dev.serial_gflops_wg, c.dev.serial_wg,
+                c.dev.workgroup_us, c.dev.chain_gflops);
 
     s = wgf_calibration_save(&c, good, &err);
     struct wgf_calibration back;
