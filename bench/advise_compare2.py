@@ -16,7 +16,7 @@ advise_sim_L<L>_<fused|fused-wide>, bstar_<W>_<S>) and sim_L<L>_<evolve>.json (s
 
 Writes OUT.txt and OUT.json; exits 1 when nothing could be compared.
 
-    bench/advise_compare2.py OUTDIR --out OUTDIR/advise2_table
+    bench/advise_compare2.py OUTDIR --out OUTDIR/advise2_table [--predictions FILE.jsonl]
 """
 import argparse
 import glob
@@ -121,8 +121,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("outdir")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--predictions", help="a results.jsonl of advise steps that replace the run's own (predictions "
+                    "re-made by a later binary from the run's calibration.json; the measurements stay the run's)")
     a = ap.parse_args()
     steps = load_steps(os.path.join(a.outdir, "results.jsonl"))
+    if a.predictions:
+        steps.update(load_steps(a.predictions))
     rows, cases = [], []
     llm_rows(steps, rows, cases)
     sim_rows(a.outdir, steps, rows, cases)
