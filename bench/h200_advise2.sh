@@ -46,6 +46,9 @@ steps_init "$OUT" h200_advise2 || exit 1
 OUT="$(cd "$OUT" && pwd)"               # absolute: XDG_CACHE_HOME must be (the XDG rule)
 export XDG_CACHE_HOME="$OUT/cache"    # this run's own calibration, used by every prediction
 mkdir -p "$XDG_CACHE_HOME" || exit 1
+# the drivers' shader caches would land in XDG_CACHE_HOME too: not results, keep them out
+SHADER_TMP="$(mktemp -d)"
+export MESA_SHADER_CACHE_DIR="$SHADER_TMP" __GL_SHADER_DISK_CACHE_PATH="$SHADER_TMP"
 unset WGFUSE_CALIBRATION
 {
   steps_env "$WG" "$PY"
@@ -109,6 +112,8 @@ done
      --autotune --gens "$GENS" --runs 1 --json
 [ "$TABLE" = 1 ] && step table "$WG" --quiet advise --table $QUICK --json
 echo "total $(( $(date +%s) - T0 )) s" >> "$OUT/status.txt"
+rm -rf "$SHADER_TMP"
+find "$OUT/cache" -mindepth 1 -maxdepth 1 ! -name wgfuse -exec rm -rf {} + 2>/dev/null
 
 "$PY" "$ROOT/bench/advise_compare2.py" "$OUT" --out "$OUT/advise2_table" \
   && echo "advise2_table rc=0" >> "$OUT/status.txt" || echo "advise2_table rc=1" >> "$OUT/status.txt"
