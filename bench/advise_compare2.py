@@ -57,9 +57,10 @@ def sim_rows(outdir, steps, rows, cases):
     by_len = {}
     for path in sorted(glob.glob(os.path.join(outdir, "sim_L*_*.json"))):
         m = re.match(r"sim_L(\d+)_(\w+)\.json$", os.path.basename(path))
-        try:
-            d = json.load(open(path, encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
+        try:  # the command's whole output: a driver's stderr line may precede the JSON
+            text = open(path, encoding="utf-8").read()
+            d = json.JSONDecoder().raw_decode(text[text.index("{\"tool\""):])[0]
+        except (OSError, ValueError):
             continue
         L = int(m.group(1))
         for r in d.get("results", []):

@@ -68,6 +68,8 @@ for L in $LENGTHS; do
     step "$name" "$WG" --quiet sim bench --workload cartpole --pop "$POP" --hidden 16 --steps "$L" \
          --strategy "$STRATS" --evolve "$E" --gens "$GENS" --runs "$SRUNS" --json
     cp "$OUT/logs/$name.txt" "$OUT/$name.json"
+    # sim bench's JSON spans lines: its whole output is $name.json; drop the tail line `step` took
+    if tail -1 "$OUT/results.jsonl" | grep -q '^ *"complete"'; then sed -i '$d' "$OUT/results.jsonl"; fi
   done
   # group steps of thread-per-genome strategies (fused's row) and of fused-wide (its own groups)
   for K in fused fused-wide; do
@@ -110,6 +112,7 @@ done
 [ "$AUTOTUNE" = 1 ] && [ -n "$WEIGHTS" ] && step autotune_llm "$WG" llm bench --shape "$SHAPE" --plan auto --autotune -n 16 --prompt-tokens "$P" --runs 1 --json
 [ "$AUTOTUNE" = 1 ] && step autotune_sim "$WG" --quiet sim bench --workload cartpole --pop "$POP" --hidden 16 --steps 500 --strategy auto \
      --autotune --gens "$GENS" --runs 1 --json
+if tail -1 "$OUT/results.jsonl" | grep -q '^ *"complete"'; then sed -i '$d' "$OUT/results.jsonl"; fi
 [ "$TABLE" = 1 ] && step table "$WG" --quiet advise --table $QUICK --json
 echo "total $(( $(date +%s) - T0 )) s" >> "$OUT/status.txt"
 rm -rf "$SHADER_TMP"
