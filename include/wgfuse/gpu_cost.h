@@ -2,7 +2,7 @@
  * (`wgfuse advise --calibrate`, bench_calibrate.h) and the predicted time of a list of
  * schedule steps (the plans' own dispatches with the bytes and FLOPs they carry).
  *
- * Per step:  t = max(d(n), bytes / bw(w), flops / rate(w), flops / serial(w, i))
+ * Per step:  t = max(d(n) + w x workgroup_us, bytes / bw(w), flops / rate(w), flops / serial)
  * where w is the step's workgroups and bw(w) = min(read_gbps, w * read_gbps_wg) (likewise
  * the rate): a dispatch of few workgroups cannot use the whole device, which is what makes a
  * one-workgroup mega-kernel slow on a wide GPU and fast where dispatches are expensive.
@@ -14,11 +14,12 @@
  *     dispatch by dispatch against ~2.3 us in the 1,106-dispatch ops plan, 16 tokens a submit).
  *   + w x workgroup_us: launching the grid's workgroups (a CPU adapter pays microseconds for
  *     each; measured over a large grid of an empty-ish kernel), part of the dispatch term.
- *   serial(i): for a step of ONE workgroup (a mega-style kernel: everything through one
- *     compute unit), the FLOP rate one workgroup of i invocations reaches streaming a matvec
- *     row loop from device memory (calib_dot: loads in flight, the index arithmetic, FMAs):
- *     serial_gflops_wg measured at serial_wg invocations, scaled by min(1, i / serial_wg)
- *     (i unknown: serial_wg). There the per-element issue rate, not the bytes, sets the time:
+ *   serial: for a step of ONE workgroup whose emitter does not describe its shape (no
+ *     workgroup size, no chain: the LLM plans' mega-style kernels), the FLOP rate one
+ *     workgroup of serial_wg invocations reaches streaming a matvec row loop from device
+ *     memory (calib_dot: loads in flight, the index arithmetic, FMAs): serial_gflops_wg.
+ *     The simulation's steps describe theirs and get the chain term below instead.
+ *     There the per-element issue rate, not the bytes, sets the time:
  *     the H200's mega took the same 25 ms per token with f16 and f32 weights, and the bytes
  *     term at one workgroup's read bandwidth was off by +32% and +160%.
  * The chain term, for a step whose emitter counted the longest dependent chain one invocation

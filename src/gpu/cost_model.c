@@ -58,13 +58,11 @@ enum wgf_status wgf_cost_step_at(const struct wgf_device_cost *dev, const struct
     double t_b   = bytes / (scaled(dev->read_gbps, dev->read_gbps_wg * share, w) * 1e3); /* GB/s -> bytes/us */
     double t_f   = flops / (scaled(dev->gflops, dev->gflops_wg * share, w) * 1e3);
     double t_s   = 0;
-    /* the serial term: one-workgroup steps (a mega-style kernel: everything through one
-     * compute unit); a grid of many workgroups has the device-wide and per-workgroup terms */
-    if (dev->serial_gflops_wg > 0 && w == 1 && st->kind == WGF_STEP_DISPATCH) {
-        double inv = st->wg_size ? (double)st->wg_size : dev->serial_wg;
-        double sh  = dev->serial_wg > 0 && inv < dev->serial_wg ? inv / dev->serial_wg : 1.0;
-        t_s        = flops / (scaled(dev->gflops, dev->serial_gflops_wg * sh, w) * 1e3);
-    }
+    /* the serial term: one-workgroup steps whose emitter does not describe its work's shape
+     * (the LLM plans' mega-style kernels: a matvec row loop through one compute unit); the
+     * simulation's steps give their workgroup size and dependent chain, the chain term's */
+    if (dev->serial_gflops_wg > 0 && w == 1 && st->kind == WGF_STEP_DISPATCH && !st->wg_size && !st->chain_flops)
+        t_s = flops / (scaled(dev->gflops, dev->serial_gflops_wg, w) * 1e3);
     /* launching the grid: the dispatch, plus per workgroup what the device pays to start one
      * (workgroup_us, measured over a large grid: microseconds on a CPU adapter, ~0 on a GPU) */
     double t = dispatch_us + (w > 0 ? w * dev->workgroup_us : 0);

@@ -105,17 +105,18 @@ int main(void)
                 wgf_cost_bound_name(b));
 
     /* serial term: one workgroup of 1e5 FLOPs at 0.5 GFLOP/s = 200 us (the FMA rate per
-     * workgroup, 10 GFLOP/s, would give 10 us); half the invocations: half the rate, 400 us;
-     * two workgroups: no serial term (a grid): 1e5 at 20 GFLOP/s = 5 us */
+     * workgroup, 10 GFLOP/s, would give 10 us); two workgroups: no serial term (a grid): 1e5 at 20 GFLOP/s = 5 us */
     struct wgf_device_cost ds = dev;
     ds.serial_gflops_wg = 0.5, ds.serial_wg = 1024;
     struct wgf_step_info one = step(WGF_STEP_DISPATCH, 1, 1000, 0, 100000);
     wgf_cost_step(&ds, &one, &us, &b);
     wgf_t_check(&t, near(us, 200) && b == WGF_BOUND_SERIAL, "serial term of a one-workgroup step", "%g us %s", us,
                 wgf_cost_bound_name(b));
-    one.wg_size = 512;
+    one.wg_size = 512; /* a step that describes its shape (the simulation's): no serial term,
+                          the per-workgroup FMA rate: 1e5 at 10 GFLOP/s = 10 us */
     wgf_cost_step(&ds, &one, &us, &b);
-    wgf_t_check(&t, near(us, 400), "serial term scaled by the workgroup size", "%g us", us);
+    wgf_t_check(&t, near(us, 10) && b == WGF_BOUND_FLOPS, "no serial term for a described step", "%g us %s", us,
+                wgf_cost_bound_name(b));
     struct wgf_step_info two = step(WGF_STEP_DISPATCH, 2, 1000, 0, 100000);
     wgf_cost_step(&ds, &two, &us, &b);
     wgf_t_check(&t, near(us, 5) && b == WGF_BOUND_FLOPS, "no serial term on a grid", "%g us %s", us,
