@@ -15,27 +15,18 @@ import statistics
 import sys
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("results")
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args()
-    steps = {}
-    with open(a.results, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if line:
-                d = json.loads(line)
-                steps[d.get("step", "")] = d
+def compare_llm(steps):
+    """Per plan (predicted, measured, error) and per case (recommended vs measured fastest) for
+    every advise_<W>_<S> step with its dial_<W>_<S>; (None, None) when a dial is missing."""
     rows, cases = [], []
     for name, adv in sorted(steps.items()):
-        if not name.startswith("advise_"):
+        if not name.startswith("advise_") or "plans" not in adv or adv.get("advise") == "sim":
             continue
         key = name[len("advise_"):]
         dial = steps.get("dial_" + key)
         if dial is None:
             print(f"advise_compare: no dial_{key} step for {name}", file=sys.stderr)
-            return 1
+            return None, None
         measured = {}
         for p in dial.get("plans", []):
             tok = [x for x in p.get("decode_tok_s", []) if x > 0]
@@ -55,6 +46,24 @@ def main():
         slower = measured[rec] / measured[fastest] - 1 if rec in measured else None
         cases.append({"case": key, "recommended": rec, "measured_fastest": fastest,
                       "recommended_slower_by": slower, "reason": adv["reason"]})
+    return rows, cases
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    steps = {}
+    with open(a.results, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                d = json.loads(line)
+                steps[d.get("step", "")] = d
+    rows, cases = compare_llm(steps)
+    if rows is None:
+        return 1
     lines = [f"{'case':<22} {'plan':<6} {'disp':>5} {'pred ms':>9} {'meas ms':>9} {'error':>8} {'disp%':>6}"]
     for r in rows:
         lines.append(f"{r['case']:<22} {r['plan']:<6} {r['dispatches']:>5} {r['predicted_ms']:>9.4f} "

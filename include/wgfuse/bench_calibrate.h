@@ -22,14 +22,14 @@
 extern "C" {
 #endif
 
-#define WGF_CALIBRATION_VERSION 1
+#define WGF_CALIBRATION_VERSION 2 /* 2: dispatch cost by schedule length, the serial term */
 
 struct wgf_calibration {
     char   adapter[256], driver[256], backend[16], webgpu_lib[1024];
     char   date[32];                      /* UTC, ISO 8601                                      */
     double seconds;                       /* how long the calibration took                      */
     double mode_us[WGF_MODE_COUNT];       /* per-dispatch cost by recording mode (slopes, us)   */
-    struct wgf_device_cost dev;           /* what the cost model uses (dev.dispatch_us: one_pass) */
+    struct wgf_device_cost dev;           /* what the cost model uses                           */
 };
 
 /* Measure ctx's adapter (borrowed). quick: small sizes (CPU adapters, tests). progress may be

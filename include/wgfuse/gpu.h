@@ -303,6 +303,10 @@ struct wgf_step_info {
     char                 label[WGF_STEP_LABEL_MAX]; /* timing key: the role and its variant */
     uint32_t             grid[3];                   /* WGF_STEP_DISPATCH                    */
     struct wgf_step_cost cost;
+    uint32_t             wg_size; /* invocations per workgroup when the emitter says; 0: unknown */
+    uint64_t             barriers; /* workgroup barriers each workgroup runs, when counted     */
+    uint64_t             chain_flops; /* the longest dependent chain of FLOPs one invocation
+                                         runs (a genome's episode), when counted; 0: none   */
 };
 enum wgf_status wgf_schedule_create(wgf_ctx *ctx, const char *label, wgf_schedule **out);
 void            wgf_schedule_free(wgf_schedule *s);

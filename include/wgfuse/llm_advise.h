@@ -20,6 +20,10 @@ extern "C" {
 #endif
 
 #define WGF_ADVISE_MAX_PLANS 4
+/* Decode steps the GPU decode loop records per submit on a GPU (its GR_STEPS, with 3 submits
+ * in flight): the schedule length the per-dispatch cost d(n) is charged at is this many
+ * tokens' dispatches. */
+#define WGF_ADVISE_TOKENS_PER_SUBMIT 16
 
 struct wgf_llm_plan_prediction {
     char                       plan[16];
@@ -28,8 +32,20 @@ struct wgf_llm_plan_prediction {
     struct wgf_cost_prediction pred;                     /* per greedy decode token               */
 };
 
+/* One operation of the ops plan (one projection: a unique matvec label), per occurrence (a
+ * layer), for the crossover batch B* (wgf_cost_crossover). */
+#define WGF_ADVISE_MAX_OPS 16
+struct wgf_llm_op {
+    char                 label[WGF_STEP_LABEL_MAX];
+    uint32_t             count; /* occurrences per token (layers)                       */
+    struct wgf_step_cost cost;  /* of one occurrence                                     */
+};
+
 struct wgf_llm_advice {
     uint32_t                       n;
+    uint32_t                       n_ops;
+    struct wgf_llm_op              ops[WGF_ADVISE_MAX_OPS]; /* the ops plan's projections    */
+    double                         ops_dispatch_us;          /* d(n) the ops plan was charged */
     struct wgf_llm_plan_prediction row[WGF_ADVISE_MAX_PLANS]; /* ops, fused, roles, mega         */
     int                            best;                      /* index of the fastest, -1: none  */
     char                           reason[320];               /* one sentence: what and why      */

@@ -245,6 +245,15 @@ enum wgf_status wgf_sim_fitness_read_range(wgf_sim *sim, int first, int n, float
 enum wgf_status wgf_sim_fitness_write(wgf_sim *sim, const float *fitness, struct wgf_err *err);
 /* Dispatches one generation records (for reports). */
 int             wgf_sim_dispatches_per_generation(const wgf_sim *sim);
+/* The dispatches of one GA generation (reset, episode chunks, evolve) exactly as
+ * wgf_sim_generations records them (the same code emits both), each with its label, grid,
+ * workgroup size and cost (bytes, operations), for the advisor (sim_advise.h).
+ * episode_steps: the steps one SIMD group of genomes runs per episode (episodes end early;
+ * a group runs until its longest ends); 0 or >= max_steps: max_steps (a trained population).
+ * out NULL: count only; *n = dispatches (WGF_ERR_LIMIT when more than cap). Nothing on sim
+ * changes. */
+enum wgf_status wgf_sim_generation_steps(wgf_sim *sim, uint32_t episode_steps, struct wgf_step_info *out, uint32_t cap,
+                                         uint32_t *n, struct wgf_err *err);
 /* GPU memory of the population: every buffer the sim created (ES trainer's excluded), in
  * bytes, and per genome (that total / population: finsim's shared market path included). */
 uint64_t        wgf_sim_gpu_bytes(const wgf_sim *sim);
@@ -284,6 +293,9 @@ struct wgf_sim_bench_result {
     int    ref_checked, ref_matched; /* genomes compared with the C reference              */
     double mean_steps;           /* steps per genome in the verified evaluation (episodes
                                     end early at termination); Rastrigin: 1               */
+    double group_steps;          /* the mean over SIMD groups (a subgroup's genomes) of the
+                                    longest episode in the group: the steps a group runs,
+                                    what the advisor's episode_steps means                 */
     double ref_tolerance;
     /* GPU timestamps of generations recorded as three passes (reset | episode | evolve),
      * milliseconds, medians of profile_reps generations; -1 where the device has no

@@ -42,15 +42,16 @@ static void cal_kernel_free(struct cal_kernel *k)
     memset(k, 0, sizeof *k);
 }
 
-static enum wgf_status cal_kernel_make(wgf_ctx *ctx, const char *role, const char *cname, uint64_t cval, bool sg,
-                                       uint64_t y_floats, uint64_t x_bytes, struct cal_kernel *k, struct wgf_err *err)
+static enum wgf_status cal_kernel_make_wg(wgf_ctx *ctx, const char *role, const char *cname, uint64_t cval, bool sg,
+                                          uint32_t wg, uint64_t y_floats, uint64_t x_bytes, struct cal_kernel *k,
+                                          struct wgf_err *err)
 {
     memset(k, 0, sizeof *k);
     struct wgf_prelude p = {0};
     char               label[64];
-    snprintf(label, sizeof label, "%s_%llu", role, (unsigned long long)cval);
+    snprintf(label, sizeof label, "%s_%llu_%u", role, (unsigned long long)cval, wg);
     if (sg) wgf_prelude_text(&p, "enable subgroups;");
-    wgf_prelude_u32(&p, "WG", CAL_WG, "invocations per workgroup");
+    wgf_prelude_u32(&p, "WG", wg, "invocations per workgroup");
     wgf_prelude_u32(&p, cname, cval, "the measured size");
     enum wgf_status          s = wgf_prelude_status(&p);
     struct wgf_pipeline_desc d = {.label = label, .wgsl = wgf_kernel_source(role), .prelude = p.s};
@@ -65,6 +66,12 @@ static enum wgf_status cal_kernel_make(wgf_ctx *ctx, const char *role, const cha
     wgf_prelude_free(&p);
     if (s) cal_kernel_free(k);
     return s;
+}
+
+static enum wgf_status cal_kernel_make(wgf_ctx *ctx, const char *role, const char *cname, uint64_t cval, bool sg,
+                                       uint64_t y_floats, uint64_t x_bytes, struct cal_kernel *k, struct wgf_err *err)
+{
+    return cal_kernel_make_wg(ctx, role, cname, cval, sg, CAL_WG, y_floats, x_bytes, k, err);
 }
 
 /* median ns of one dispatch of k over grid (a warm-up first) */
@@ -110,16 +117,77 @@ static enum wgf_status cal_fma(wgf_ctx *ctx, wgf_timer *tm, uint32_t iter, uint3
     return s;
 }
 
+/* per-dispatch cost (us) of a pass of n dependent dispatches (calib_fma, ITER 1, one
+ * workgroup: each writes the same y, so consecutive dispatches are ordered as a plan's are),
+ * wall clock of record + submit + wait over n: what a replayed schedule of n steps pays each */
+static enum wgf_status cal_dispatch_len(wgf_ctx *ctx, uint32_t n, double *us, struct wgf_err *err)
+{
+    struct cal_kernel k;
+    enum wgf_status   s = cal_kernel_make(ctx, "calib_fma", "ITER", 1, false, CAL_WG, 0, &k, err);
+    double            t[CAL_REPS];
+    for (int i = -1; i < CAL_REPS && !s; i++) {
+        double v;
+        if ((s = wgf__bench_time_pass(ctx, NULL, k.pl, &k.bg, 1, n, 1, &v))) s = cal_fail(ctx, err, s, "dispatch pass");
+        else if (i >= 0) t[i] = v;
+    }
+    cal_kernel_free(&k);
+    if (!s) *us = wgf__bench_median(t, CAL_REPS) * 1e-3 / n;
+    return s;
+}
+
+/* us per workgroup of a near-empty kernel (calib_fma, 1 iteration) over a grid of g
+ * workgroups against one: what launching a workgroup costs with the device's parallelism */
+static enum wgf_status cal_workgroup(wgf_ctx *ctx, wgf_timer *tm, uint32_t g, double *us, struct wgf_err *err)
+{
+    double t[2] = {0, 0};
+    for (int j = 0; j < 2; j++) {
+        struct cal_kernel k;
+        enum wgf_status   s = cal_kernel_make(ctx, "calib_fma", "ITER", 1, false, (uint64_t)(j ? g : 1) * CAL_WG, 0, &k, err);
+        if (!s) s = cal_time(ctx, tm, &k, j ? g : 1, &t[j], err);
+        cal_kernel_free(&k);
+        if (s) return s;
+    }
+    *us = t[1] > t[0] ? (t[1] - t[0]) * 1e-3 / (g - 1) : 0;
+    return WGF_OK;
+}
+
+/* FLOPs / ns of calib_dot in one workgroup of wg invocations over n f32 weights */
+static enum wgf_status cal_dot(wgf_ctx *ctx, wgf_timer *tm, uint32_t wg, uint64_t n, double *gflops, struct wgf_err *err)
+{
+    struct wgf_prelude p = {0};
+    wgf_prelude_u32(&p, "WG", wg, "invocations of the one workgroup");
+    wgf_prelude_u32(&p, "N4", (uint32_t)(n / 4), "vec4 weights streamed");
+    struct cal_kernel        k = {0};
+    char                     label[48];
+    snprintf(label, sizeof label, "calib_dot_%u", wg);
+    enum wgf_status          s = wgf_prelude_status(&p);
+    struct wgf_pipeline_desc d = {.label = label, .wgsl = wgf_kernel_source("calib_dot"), .prelude = p.s};
+    if (!s && (s = wgf_pipeline_get(ctx, &d, &k.pl))) s = cal_fail(ctx, err, s, label);
+    if (!s && (s = wgf_buffer_create(ctx, "calibrate.y", (uint64_t)wg * 4, WGF_BUF_STORAGE, &k.y)))
+        s = cal_fail(ctx, err, s, "output buffer");
+    if (!s && (s = wgf_buffer_create(ctx, "calibrate.w", n * 4, WGF_BUF_STORAGE, &k.x)))
+        s = cal_fail(ctx, err, s, "weights buffer");
+    if (!s && (s = wgf_buffer_fill_u32(ctx, k.x, 0x3f800000u))) s = cal_fail(ctx, err, s, "weights fill");
+    wgf_buffer *bufs[2] = {k.y, k.x};
+    if (!s && (s = wgf_bind_group_create(ctx, k.pl, bufs, 2, &k.bg))) s = cal_fail(ctx, err, s, "bind group");
+    double ns = 0;
+    if (!s) s = cal_time(ctx, tm, &k, 1, &ns, err);
+    cal_kernel_free(&k);
+    wgf_prelude_free(&p);
+    if (!s) *gflops = ns > 0 ? 2.0 * (double)n / ns : 0;
+    return s;
+}
+
 /* ns per loop step of a one-workgroup kernel: (t(i1) - t(i0)) / (i1 - i0) / per_step */
-static enum wgf_status cal_loop(wgf_ctx *ctx, wgf_timer *tm, const char *role, bool sg, uint32_t i0, uint32_t i1,
-                                double per_step, double *ns_each, struct wgf_err *err)
+static enum wgf_status cal_loop(wgf_ctx *ctx, wgf_timer *tm, const char *role, bool sg, uint32_t wg, uint32_t i0,
+                                uint32_t i1, double per_step, double *ns_each, struct wgf_err *err)
 {
     double          t[2] = {0, 0};
     uint32_t        it[2] = {i0, i1};
     enum wgf_status s = WGF_OK;
     for (int j = 0; j < 2 && !s; j++) {
         struct cal_kernel k;
-        if ((s = cal_kernel_make(ctx, role, "ITER", it[j], sg, CAL_WG, 0, &k, err))) break;
+        if ((s = cal_kernel_make_wg(ctx, role, "ITER", it[j], sg, wg, wg, 0, &k, err))) break;
         s = cal_time(ctx, tm, &k, 1, &t[j], err);
         cal_kernel_free(&k);
     }
@@ -151,7 +219,13 @@ enum wgf_status wgf_calibrate(wgf_ctx *ctx, bool quick, void (*progress)(void *u
         if ((s = wgf_bench_dispatch_cost(ctx, &o, (enum wgf_dispatch_mode)m, &r, err))) return s;
         out->mode_us[m] = r.per_dispatch_us.median > 0 ? r.per_dispatch_us.median : 0;
     }
-    out->dev.dispatch_us = out->mode_us[WGF_MODE_ONE_PASS];
+    /* the per-dispatch cost of a replayed schedule, short and long (cost model: d(n)) */
+    if (progress) progress(user, "dispatch cost by schedule length");
+    out->dev.len_short = 16;
+    out->dev.len_long  = quick ? 256 : 2048;
+    if ((s = cal_dispatch_len(ctx, (uint32_t)out->dev.len_short, &out->dev.dispatch_us, err)) ||
+        (s = cal_dispatch_len(ctx, (uint32_t)out->dev.len_long, &out->dev.dispatch_us_long, err)))
+        return s;
 
     wgf_timer *tm = NULL;
     if (wgf_timer_create(ctx, "calibrate", 1, &tm) != WGF_OK) tm = NULL; /* wall clock then */
@@ -164,12 +238,32 @@ enum wgf_status wgf_calibrate(wgf_ctx *ctx, bool quick, void (*progress)(void *u
     if (!s && progress) progress(user, "f32 FMA rate");
     if (!s) s = cal_fma(ctx, tm, quick || !gpu ? 256 : 4096, quick || !gpu ? 64 : 8192, &out->dev.gflops, err);
     if (!s) s = cal_fma(ctx, tm, quick || !gpu ? 1024 : 65536, 1, &out->dev.gflops_wg, err);
+    if (!s && progress) progress(user, "workgroup launch");
+    if (!s) s = cal_workgroup(ctx, tm, quick || !gpu ? 1024 : 65535, &out->dev.workgroup_us, err);
+    if (!s && progress) progress(user, "one workgroup streaming a dot product");
+    uint32_t swg = wgf_ctx_limits(ctx)->max_compute_invocations_per_workgroup;
+    swg          = swg >= 1024 ? 1024 : swg >= 256 ? 256 : 64;
+    out->dev.serial_wg = swg;
+    if (!s) s = cal_dot(ctx, tm, swg, quick || !gpu ? (1u << 20) : (1u << 24), &out->dev.serial_gflops_wg, err);
+    if (!s && progress) progress(user, "dependent chain latency");
+    double chain_ns = 0; /* ns per FMA of one chain, 64 invocations each running one */
+    if (!s) s = cal_loop(ctx, tm, "calib_chain", false, 64, 64, 65600, 1.0, &chain_ns, err);
+    if (!s && !(chain_ns > 0)) { /* the two lengths' difference lost in noise (a loaded CPU
+                                     adapter): the long one alone, fixed cost included */
+        struct cal_kernel k;
+        double            t1 = 0;
+        if (!(s = cal_kernel_make_wg(ctx, "calib_chain", "ITER", 65600, false, 64, 64, 0, &k, err)))
+            s = cal_time(ctx, tm, &k, 1, &t1, err);
+        cal_kernel_free(&k);
+        chain_ns = t1 / 65600.0;
+    }
+    out->dev.chain_gflops = chain_ns > 0 ? 2.0 / chain_ns : 0;
     if (!s && progress) progress(user, "barrier");
-    if (!s) s = cal_loop(ctx, tm, "calib_barrier", false, 64, quick ? 1088 : 4160, 2.0, &out->dev.barrier_ns, err);
+    if (!s) s = cal_loop(ctx, tm, "calib_barrier", false, CAL_WG, 64, quick ? 1088 : 4160, 2.0, &out->dev.barrier_ns, err);
     uint32_t sgs = 0;
     if (!s && ad->has_subgroups && wgf_ctx_subgroup_size(ctx, &sgs) == WGF_OK && sgs) {
         if (progress) progress(user, "subgroup reduction");
-        s = cal_loop(ctx, tm, "calib_subgroup", true, 64, quick ? 1088 : 4160, 1.0, &out->dev.subgroup_ns, err);
+        s = cal_loop(ctx, tm, "calib_subgroup", true, CAL_WG, 64, quick ? 1088 : 4160, 1.0, &out->dev.subgroup_ns, err);
     }
     wgf_timer_free(tm);
     if (s) return s;
@@ -227,6 +321,13 @@ enum wgf_status wgf_calibration_json(const struct wgf_calibration *c, char **out
     json_object_set_new(dev, "gflops_wg", json_real(c->dev.gflops_wg));
     json_object_set_new(dev, "barrier_ns", json_real(c->dev.barrier_ns));
     json_object_set_new(dev, "subgroup_ns", json_real(c->dev.subgroup_ns));
+    json_object_set_new(dev, "dispatch_us_long", json_real(c->dev.dispatch_us_long));
+    json_object_set_new(dev, "len_short", json_real(c->dev.len_short));
+    json_object_set_new(dev, "len_long", json_real(c->dev.len_long));
+    json_object_set_new(dev, "serial_gflops_wg", json_real(c->dev.serial_gflops_wg));
+    json_object_set_new(dev, "serial_wg", json_real(c->dev.serial_wg));
+    json_object_set_new(dev, "workgroup_us", json_real(c->dev.workgroup_us));
+    json_object_set_new(dev, "chain_gflops", json_real(c->dev.chain_gflops));
     json_t *root = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:f, s:o, s:o}", "format", "wgfuse-calibration",
                              "version", WGF_CALIBRATION_VERSION, "adapter", c->adapter, "driver", c->driver, "backend",
                              c->backend, "webgpu_lib", c->webgpu_lib, "date", c->date, "seconds", c->seconds,
@@ -303,7 +404,14 @@ static enum wgf_status cal_parse(json_t *root, const char *path, const wgf_ctx *
         (s = get_num(dev, path, "gflops", true, &d->gflops, err)) ||
         (s = get_num(dev, path, "gflops_wg", false, &d->gflops_wg, err)) ||
         (s = get_num(dev, path, "barrier_ns", false, &d->barrier_ns, err)) ||
-        (s = get_num(dev, path, "subgroup_ns", false, &d->subgroup_ns, err)))
+        (s = get_num(dev, path, "subgroup_ns", false, &d->subgroup_ns, err)) ||
+        (s = get_num(dev, path, "dispatch_us_long", false, &d->dispatch_us_long, err)) ||
+        (s = get_num(dev, path, "len_short", false, &d->len_short, err)) ||
+        (s = get_num(dev, path, "len_long", false, &d->len_long, err)) ||
+        (s = get_num(dev, path, "serial_gflops_wg", false, &d->serial_gflops_wg, err)) ||
+        (s = get_num(dev, path, "serial_wg", false, &d->serial_wg, err)) ||
+        (s = get_num(dev, path, "workgroup_us", false, &d->workgroup_us, err)) ||
+        (s = get_num(dev, path, "chain_gflops", false, &d->chain_gflops, err)))
         return s;
     if (ctx) {
         const struct wgf_adapter_desc *ad  = wgf_ctx_adapter(ctx);

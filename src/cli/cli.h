@@ -92,6 +92,7 @@ struct wgf_cli_backend {
     const char *plan;  /* NULL: the backend's default                                      */
     bool        weights_f32, no_subgroups;
     const char *quant; /* --weights TYPE: a quantization recipe applied at load (NULL: none) */
+    bool        autotune; /* --autotune: --plan auto confirms its top two by timing them     */
 };
 /* If argv[*i] is one of the flags above, consume it (and its value) and return 1; 0 when
  * it is not one of them; 2 on a usage error (printed). */
@@ -123,7 +124,19 @@ int         wgf_cli_calibration(wgf_ctx *ctx, const char *file, bool recalibrate
 struct wgf_llm_model;
 struct wgf_llm_backend_options;
 struct wgf_llm_backend;
-const struct wgf_llm_backend *wgf_cli_plan_auto(wgf_ctx *ctx, const struct wgf_llm_model *m, const struct wgf_llm_backend_options *bo);
+/* autotune: the top two predictions timed once each (GPU time of 4 decode steps), the faster
+ * chosen, the line saying both. */
+const struct wgf_llm_backend *wgf_cli_plan_auto(wgf_ctx *ctx, const struct wgf_llm_model *m,
+                                                const struct wgf_llm_backend_options *bo, bool autotune);
+/* --strategy auto of `sim`: cfg's strategy, chunk (and evolve, when cfg->evolve is AUTO) set
+ * to what the cost model predicts fastest for cfg on ctx (autotune: the top two timed once
+ * each); one stderr line saying what and why. Prints errors; returns 0 or 1. */
+struct wgf_sim_config;
+int wgf_cli_sim_auto(wgf_ctx *ctx, struct wgf_sim_config *cfg, bool autotune);
+/* `advise --table` (cli_advise_table.c): the article's decision table measured and predicted
+ * on ctx; quick: small sizes (also on CPU adapters). Prints; returns 0, or 1 when a row could
+ * not be measured (the row says why). */
+int wgf_cli_advise_table(wgf_ctx *ctx, const struct wgf_calibration *cal, bool quick, bool json);
 
 /* A conversation from the command line (cli_llm.c): --messages FILE.json, or --system +
  * the prompt; --chat-template FILE / --chat-template-name N choose the template;

@@ -27,6 +27,10 @@ int wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int *
         b->no_subgroups = true;
         return 1;
     }
+    if (!strcmp(a, "--autotune")) {
+        b->autotune = true;
+        return 1;
+    }
     if (strcmp(a, "--backend") && strcmp(a, "--plan") && strcmp(a, "--weights")) return 0;
     if (*i + 1 >= argc) {
         wgf_cli_error("%s needs a value", a);
@@ -103,6 +107,8 @@ void wgf_cli_backend_usage(FILE *f)
                "                         paper's 3 fusions), mega (every layer in one dispatch of one\n"
                "                         workgroup); or unfused (the first GPU plan, one role per dispatch, f32);\n"
                "                         auto: the plan `wgfuse advise` predicts fastest on this device\n"
+               "  --autotune             with --plan auto: time the two plans predicted fastest once each\n"
+               "                         (4 decode steps) and take the faster\n"
                "  --weights f16|f32      gpu roles/ops/fused/mega: weight format on the GPU (default f16, two\n"
                "                         per 32-bit word)\n"
                "  --weights TYPE         quantize at load (Q8_0, Q4_0, Q4_K_M, Q5_K_M, Q6_K, ...: `wgfuse llm\n"
@@ -122,6 +128,10 @@ bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, co
         return false;
     }
     bool                          autop = b->plan && !strcmp(b->plan, "auto");
+    if (b->autotune && !autop) {
+        wgf_cli_error("--autotune applies to --plan auto");
+        return false;
+    }
     const struct wgf_llm_backend *proto = wgf_llm_backend_find(gpu ? "gpu" : "cpu-ref", autop ? NULL : b->plan);
     if (gpu && proto == &wgf_llm_backend_gpu && (b->weights_f32 || b->no_subgroups)) {
         wgf_cli_error("--weights and --no-subgroups apply to the plans roles, ops, fused and mega");
@@ -138,7 +148,7 @@ bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, co
     bo->weights_f32  = b->weights_f32;
     bo->no_subgroups = b->no_subgroups;
     if (autop) { /* the cost model's choice (cmd_advise.c) */
-        if (!(proto = wgf_cli_plan_auto(*ctx, m, bo))) return false;
+        if (!(proto = wgf_cli_plan_auto(*ctx, m, bo, b->autotune))) return false;
     }
     if (wgf_llm_backend_open(be, proto, m, bo, &err) != WGF_OK) {
         wgf_cli_error("%s: %s", model, err.msg);

@@ -12,25 +12,39 @@
 #include "wgfuse/llm.h"
 #include "wgfuse/llm_advise.h"
 #include "wgfuse/llm_run.h"
+#include "wgfuse/sim_advise.h"
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: wgfuse advise --calibrate [--quick] [--json]\n"
-            "       wgfuse advise (--llm MODEL | --shape NAME) [--weights f16|f32|TYPE] [--no-subgroups]\n"
-            "                     [--calibration FILE] [--recalibrate] [--quick] [--json]\n"
-            "  --calibrate: measure this adapter (per-dispatch cost by recording mode, read bandwidth of\n"
-            "  the whole device and of one workgroup, f32 FMA rate of both, workgroupBarrier and\n"
-            "  subgroupAdd cost) and store it in $XDG_CACHE_HOME/wgfuse/ (else ~/.cache/wgfuse/), one\n"
-            "  file per adapter, driver and WebGPU library. --quick: small sizes (default on CPU adapters).\n"
+            "       wgfuse advise (--llm MODEL | --shape NAME) [--weights f16|f32|TYPE] [--no-subgroups] [--batch B]\n"
+            "       wgfuse advise --sim ENV --steps L --pop P [--hidden H] [--episode-steps T] [--chunks K,K,..]\n"
+            "                     [--gens-per-submit G]\n"
+            "       wgfuse advise --table [--quick] [--json]\n"
+            "  every form also: [--calibration FILE] [--recalibrate] [--quick] [--json]\n"
+            "  --calibrate: measure this adapter (per-dispatch cost by recording mode and by replayed\n"
+            "  schedule length, read bandwidth and f32 FMA rate of the whole device and of one workgroup,\n"
+            "  one workgroup streaming a matvec row loop, workgroupBarrier and subgroupAdd cost) and store\n"
+            "  it in $XDG_CACHE_HOME/wgfuse/ (else ~/.cache/wgfuse/), one file per adapter, driver and\n"
+            "  WebGPU library. --quick: small sizes (default on CPU adapters).\n"
             "  --llm / --shape: every GPU plan (ops, fused, roles, mega) built on the model, its decode\n"
             "  step's dispatches with their bytes and FLOPs read back, and the time per token predicted\n"
-            "  as the sum over dispatches of max(dispatch cost, bytes / bandwidth, FLOPs / rate), each\n"
-            "  rate scaled down for a dispatch of few workgroups; prints each plan's ms/token, the share\n"
-            "  of it that is dispatch-bound, and the recommendation with its reason. The calibration\n"
-            "  comes from the cache (measured first when missing or unusable), or from --calibration\n"
-            "  FILE (or $WGFUSE_CALIBRATION): a device description for any adapter.\n"
-            "  `wgfuse run --plan auto` and `wgfuse llm bench --plan auto` use the same choice.\n");
+            "  as the sum over dispatches of max(dispatch cost at the schedule's length, bytes / bandwidth,\n"
+            "  FLOPs / rate, and for one-workgroup steps FLOPs / one workgroup's streaming rate), the rates\n"
+            "  scaled down for a dispatch of few workgroups; prints each plan's ms/token, its dispatch-bound\n"
+            "  share, the recommendation with its reason, and the crossover batch B* of every projection\n"
+            "  and of the attention and MLP groups (--batch B: their time at batch B).\n"
+            "  --sim ENV (cartpole, acrobot, mountaincar, finsim, rastrigin): every strategy (fused,\n"
+            "  fused-wide, chunked:K for --chunks (10,50), per-step) x GA evolve (split, thread, wide)\n"
+            "  built and its generation's dispatches predicted; --episode-steps T: the steps a SIMD group\n"
+            "  runs per episode (default L: a trained population; `sim bench` reports group_steps);\n"
+            "  --gens-per-submit G: generations recorded per submit (10, as sim bench).\n"
+            "  --table: the article's decision table, each rule predicted and measured on this device.\n"
+            "  The calibration comes from the cache (measured first when missing or unusable), or from\n"
+            "  --calibration FILE (or $WGFUSE_CALIBRATION): a device description for any adapter.\n"
+            "  `run`, `llm bench` and `serve` take --plan auto [--autotune]; `sim train` and `sim bench`\n"
+            "  take --strategy auto [--autotune] (docs/advise.md).\n");
 }
 
 static void print_calibration(const struct wgf_calibration *c, bool json)
@@ -53,30 +67,87 @@ static void print_calibration(const struct wgf_calibration *c, bool json)
         printf(" %s %.3f", wgf_dispatch_mode_name((enum wgf_dispatch_mode)m), c->mode_us[m]);
     printf("\nread bandwidth: %.2f GB/s (one workgroup: %.2f GB/s)\n", c->dev.read_gbps, c->dev.read_gbps_wg);
     printf("f32 FMA rate: %.2f GFLOP/s (one workgroup: %.3f GFLOP/s)\n", c->dev.gflops, c->dev.gflops_wg);
+    printf("per dispatch in a replayed schedule: %.3f us at %.0f dispatches, %.3f us at %.0f\n", c->dev.dispatch_us,
+           c->dev.len_short, c->dev.dispatch_us_long, c->dev.len_long);
+    printf("one workgroup of %.0f streaming a dot product: %.3f GFLOP/s (the serial term)\n", c->dev.serial_wg,
+           c->dev.serial_gflops_wg);
+    printf("per workgroup launched: %.4f us\n", c->dev.workgroup_us);
+    printf("one invocation's dependent FMA chain: %.4f GFLOP/s (the chain term)\n", c->dev.chain_gflops);
     printf("workgroupBarrier: %.2f ns\n", c->dev.barrier_ns);
     if (c->dev.subgroup_ns > 0) printf("subgroupAdd: %.2f ns\n", c->dev.subgroup_ns);
     else printf("subgroupAdd: not measured (no subgroups)\n");
 }
 
-static void print_advice(const char *name, const struct wgf_calibration *c, const struct wgf_llm_advice *a, bool json)
+/* the crossover batch of every projection of the ops plan, and of the paper's groups: the
+ * attention projections (q, k, v, o) and the MLP (gate, up, down), each as its dispatches */
+static json_t *crossovers(const struct wgf_calibration *c, const struct wgf_llm_advice *a, uint32_t batch, bool print)
+{
+    json_t *arr = json_array();
+    struct {
+        const char *name;
+        const char *keys[4];
+    } groups[2] = {{"attention projections", {"_q", "_k", "_v", "_o"}}, {"mlp", {"gate", "up", "down", NULL}}};
+    if (print && a->n_ops)
+        printf("\ncrossover batch B* per operation (ops plan, %.3f us/dispatch): B*_dispatch = its dispatches' cost / "
+               "FLOPs time of one token, B*_bytes = bytes time / FLOPs time, B* = the larger\n%-28s %6s %10s %10s %10s "
+               "%8s %8s %12s %9s\n",
+               a->ops_dispatch_us, "operation", "disp", "MB", "MFLOP", "B*_disp", "B*_bytes", "B*", "us at batch",
+               "bound");
+    for (uint32_t k = 0; k < a->n_ops + 2; k++) {
+        struct wgf_step_cost cost = {0};
+        uint32_t             disp = 0;
+        const char          *name;
+        if (k < a->n_ops) {
+            cost = a->ops[k].cost, disp = 1, name = a->ops[k].label;
+        } else {
+            name = groups[k - a->n_ops].name;
+            for (uint32_t i = 0; i < a->n_ops; i++)
+                for (int g = 0; g < 4 && groups[k - a->n_ops].keys[g]; g++)
+                    if (strstr(a->ops[i].label, groups[k - a->n_ops].keys[g])) {
+                        cost.bytes_read += a->ops[i].cost.bytes_read;
+                        cost.bytes_written += a->ops[i].cost.bytes_written;
+                        cost.flops += a->ops[i].cost.flops;
+                        disp++;
+                        break;
+                    }
+            if (!disp) continue;
+        }
+        struct wgf_cost_crossover x;
+        wgf_cost_crossover(&c->dev, cost, disp, a->ops_dispatch_us, batch, &x);
+        double mb = (double)(cost.bytes_read + cost.bytes_written) * 1e-6, mf = (double)cost.flops * 1e-6;
+        if (print)
+            printf("%-28s %6u %10.3f %10.3f %10.1f %8.1f %8.1f %12.3f %9s\n", name, disp, mb, mf, x.b_dispatch,
+                   x.b_bytes, x.b_star, x.us_at_b, wgf_cost_bound_name(x.bound_at_b));
+        json_array_append_new(arr, json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:i, s:f, s:s}", "operation", name,
+                                             "dispatches", (int)disp, "mb", mb, "mflop", mf, "b_dispatch", x.b_dispatch,
+                                             "b_bytes", x.b_bytes, "b_star", x.b_star, "batch", (int)batch, "us_at_batch",
+                                             x.us_at_b, "bound_at_batch", wgf_cost_bound_name(x.bound_at_b)));
+    }
+    return arr;
+}
+
+static void print_advice(const char *name, const struct wgf_calibration *c, const struct wgf_llm_advice *a, bool json,
+                         uint32_t batch)
 {
     if (json) {
         json_t *plans = json_array();
         for (uint32_t i = 0; i < a->n; i++) {
             const struct wgf_llm_plan_prediction *r = &a->row[i];
             json_array_append_new(
-                plans, json_pack("{s:s, s:o, s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:f}", "plan", r->plan, "skipped",
+                plans, json_pack("{s:s, s:o, s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "plan", r->plan, "skipped",
                                  r->skipped[0] ? json_string(r->skipped) : json_false(), "weights",
                                  r->weights ? r->weights : "", "dispatches", (int)r->pred.dispatches, "bytes",
                                  (json_int_t)r->pred.bytes, "flops", (json_int_t)r->pred.flops, "predicted_ms_per_token",
                                  r->pred.total_us * 1e-3, "dispatch_bound_share", wgf_cost_dispatch_share(&r->pred),
                                  "bytes_bound_ms", r->pred.bound_us[WGF_BOUND_BYTES] * 1e-3, "flops_bound_ms",
-                                 r->pred.bound_us[WGF_BOUND_FLOPS] * 1e-3));
+                                 r->pred.bound_us[WGF_BOUND_FLOPS] * 1e-3, "serial_bound_ms",
+                                 r->pred.bound_us[WGF_BOUND_SERIAL] * 1e-3, "dispatch_us", r->pred.dispatch_us));
         }
-        json_t *root = json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:o, s:s, s:s}", "advise", "llm", "model", name,
+        json_t *root = json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:o, s:s, s:s, s:o}", "advise", "llm", "model", name,
                                  "adapter", c->adapter, "dispatch_us", c->dev.dispatch_us, "read_gbps", c->dev.read_gbps,
                                  "gflops", c->dev.gflops, "plans", plans, "recommended",
-                                 a->best >= 0 ? a->row[a->best].plan : "", "reason", a->reason);
+                                 a->best >= 0 ? a->row[a->best].plan : "", "reason", a->reason, "crossover",
+                                 crossovers(c, a, batch, false));
         char *text = root ? json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
         if (text) printf("%s\n", text);
         free(text);
@@ -96,12 +167,71 @@ static void print_advice(const char *name, const struct wgf_calibration *c, cons
                (double)r->pred.bytes * 1e-6, r->pred.total_us * 1e-3, 100.0 * wgf_cost_dispatch_share(&r->pred));
     }
     printf("recommendation: %s\n", a->reason);
+    json_decref(crossovers(c, a, batch, true));
+}
+
+static void print_sim(const char *name, const struct wgf_sim_config *cfg, uint32_t T, const struct wgf_calibration *c,
+                      const struct wgf_sim_advice *a, bool json)
+{
+    if (json) {
+        json_t *rows = json_array();
+        for (uint32_t i = 0; i < a->n; i++) {
+            const struct wgf_sim_plan_prediction *r = &a->row[i];
+            char                                  spec[24];
+            wgf_sim_strategy_spec(r->strategy, r->chunk, spec, sizeof spec);
+            json_array_append_new(
+                rows, json_pack("{s:s, s:s, s:s, s:o, s:i, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "plan", r->name,
+                                "strategy", spec, "evolve", wgf_sim_evolve_name(r->evolve), "skipped",
+                                r->skipped[0] ? json_string(r->skipped) : json_false(), "dispatches",
+                                (int)r->pred.dispatches, "bytes", (json_int_t)r->pred.bytes, "flops",
+                                (json_int_t)r->pred.flops, "predicted_ms_per_generation", r->pred.total_us * 1e-3,
+                                "dispatch_bound_share", wgf_cost_dispatch_share(&r->pred), "bytes_bound_ms",
+                                r->pred.bound_us[WGF_BOUND_BYTES] * 1e-3, "flops_bound_ms",
+                                r->pred.bound_us[WGF_BOUND_FLOPS] * 1e-3, "serial_bound_ms",
+                                r->pred.bound_us[WGF_BOUND_SERIAL] * 1e-3, "dispatch_us", r->pred.dispatch_us));
+        }
+        const struct wgf_sim_plan_prediction *b = a->best >= 0 ? &a->row[a->best] : NULL;
+        char                                  spec[24] = "";
+        if (b) wgf_sim_strategy_spec(b->strategy, b->chunk, spec, sizeof spec);
+        json_t *root = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:s, s:o, s:s, s:s, s:s, s:s}", "advise", "sim", "workload",
+                                 name, "pop", cfg->pop, "steps", cfg->max_steps, "hidden", cfg->hidden, "episode_steps",
+                                 (int)T, "adapter", c->adapter, "plans", rows, "recommended", b ? b->name : "",
+                                 "recommended_strategy", spec, "recommended_evolve",
+                                 b ? wgf_sim_evolve_name(b->evolve) : "", "reason", a->reason);
+        char *text = root ? json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
+        if (text) printf("%s\n", text);
+        free(text);
+        json_decref(root);
+        return;
+    }
+    printf("sim %s, population %d, episodes of %d steps (%u run per SIMD group), on %s\n", name, cfg->pop,
+           cfg->max_steps, T, c->adapter);
+    printf("%-22s %10s %12s %14s %10s\n", "strategy/evolve", "dispatches", "MFLOP", "predicted ms", "dispatch%");
+    for (uint32_t i = 0; i < a->n; i++) {
+        const struct wgf_sim_plan_prediction *r = &a->row[i];
+        if (r->skipped[0]) {
+            printf("%-22s skipped: %s\n", r->name, r->skipped);
+            continue;
+        }
+        printf("%-22s %10u %12.3f %14.4f %9.1f%%\n", r->name, r->pred.dispatches, (double)r->pred.flops * 1e-6,
+               r->pred.total_us * 1e-3, 100.0 * wgf_cost_dispatch_share(&r->pred));
+    }
+    printf("recommendation: %s\n", a->reason);
+}
+
+static bool parse_u32(const char *flag, const char *v, long lo, long hi, uint32_t *out)
+{
+    long x;
+    if (!wgf_cli_parse_long(flag, v, lo, hi, &x)) return false;
+    *out = (uint32_t)x;
+    return true;
 }
 
 int wgf_cmd_advise(int argc, char **argv)
 {
-    bool                   calibrate = false, recal = false, quick = false, json = false;
-    const char            *model = NULL, *shape = NULL, *file = NULL;
+    bool                   calibrate = false, recal = false, quick = false, json = false, table = false;
+    const char            *model = NULL, *shape = NULL, *file = NULL, *simw = NULL, *chunks = NULL;
+    uint32_t               steps = 0, pop = 4096, hidden = 0, ep_steps = 0, batch = 1, gps = 10;
     struct wgf_cli_backend bk = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -112,33 +242,80 @@ int wgf_cmd_advise(int argc, char **argv)
         int r = wgf_cli_backend_flag(&bk, argc, argv, &i);
         if (r == 2) return 2;
         if (r == 1) {
-            if (bk.name || bk.plan) {
-                wgf_cli_error("advise: --backend and --plan do not apply (every GPU plan is predicted)");
+            if (bk.name || bk.plan || bk.autotune) {
+                wgf_cli_error("advise: --backend, --plan and --autotune do not apply (every plan is predicted)");
                 return 2;
             }
             continue;
         }
+        const char *v = NULL;
         if (!strcmp(a, "--calibrate")) calibrate = true;
         else if (!strcmp(a, "--recalibrate")) recal = true;
         else if (!strcmp(a, "--quick")) quick = true;
         else if (!strcmp(a, "--json")) json = true;
-        else if (!strcmp(a, "--llm") || !strcmp(a, "--shape") || !strcmp(a, "--calibration")) {
-            const char *v = wgf_cli_flag_value(argc, argv, &i);
-            if (!v) return 2;
-            *(!strcmp(a, "--llm") ? &model : !strcmp(a, "--shape") ? &shape : &file) = v;
+        else if (!strcmp(a, "--table")) table = true;
+        else if (!strcmp(a, "--llm") || !strcmp(a, "--shape") || !strcmp(a, "--calibration") || !strcmp(a, "--sim") ||
+                 !strcmp(a, "--chunks")) {
+            if (!(v = wgf_cli_flag_value(argc, argv, &i))) return 2;
+            *(!strcmp(a, "--llm")     ? &model
+              : !strcmp(a, "--shape") ? &shape
+              : !strcmp(a, "--sim")   ? &simw
+              : !strcmp(a, "--chunks") ? &chunks
+                                      : &file) = v;
+        } else if (!strcmp(a, "--steps") || !strcmp(a, "--pop") || !strcmp(a, "--hidden") ||
+                   !strcmp(a, "--episode-steps") || !strcmp(a, "--batch") || !strcmp(a, "--gens-per-submit")) {
+            if (!(v = wgf_cli_flag_value(argc, argv, &i))) return 2;
+            bool ok = !strcmp(a, "--steps")           ? parse_u32(a, v, 1, 1000000, &steps)
+                      : !strcmp(a, "--pop")           ? parse_u32(a, v, 2, 4000000, &pop)
+                      : !strcmp(a, "--hidden")        ? parse_u32(a, v, 1, 64, &hidden)
+                      : !strcmp(a, "--episode-steps") ? parse_u32(a, v, 1, 1000000, &ep_steps)
+                      : !strcmp(a, "--batch")         ? parse_u32(a, v, 1, 1000000, &batch)
+                                                      : parse_u32(a, v, 1, 100000, &gps);
+            if (!ok) return 2;
         } else {
             wgf_cli_error("advise: unknown flag '%s' (see wgfuse advise --help)", a);
             return 2;
         }
     }
-    if (!calibrate && !model == !shape) {
-        wgf_cli_error("advise: give --calibrate, or exactly one of --llm MODEL and --shape NAME (%s)",
+    int modes = !!model + !!shape + !!simw + table;
+    if ((!calibrate && modes != 1) || modes > 1) {
+        wgf_cli_error("advise: give --calibrate, or exactly one of --llm MODEL, --shape NAME (%s), --sim ENV, --table",
                       wgf_llm_synth_shapes());
         return 2;
     }
     if (calibrate && file) {
         wgf_cli_error("advise: --calibrate measures this adapter; --calibration FILE reads a description instead");
         return 2;
+    }
+    struct wgf_sim_config sc = {0};
+    int                   chunk_v[8], n_chunks = 0;
+    if (simw) {
+        enum wgf_sim_workload w;
+        struct wgf_err        e = {0};
+        if (wgf_sim_workload_parse(simw, &w, &e)) {
+            wgf_cli_error("advise --sim: %s", e.msg);
+            return 2;
+        }
+        sc           = wgf_sim_config_default(w);
+        sc.pop       = (int)pop;
+        sc.max_steps = (int)steps;
+        sc.hidden    = (int)hidden;
+        sc.ga.elites = sc.pop > 64 ? sc.pop / 64 : 1; /* as `sim bench` */
+        if (chunks) {
+            char       *copy = NULL;
+            const char *items[8];
+            int         n = wgf_cli_split_list("--chunks", chunks, &copy, items, 8);
+            for (int k = 0; k < n; k++) {
+                long x;
+                if (!wgf_cli_parse_long("--chunks", items[k], 2, 1000000, &x)) {
+                    free(copy);
+                    return 2;
+                }
+                chunk_v[n_chunks++] = (int)x;
+            }
+            free(copy);
+            if (n < 0) return 2;
+        }
     }
     struct wgf_llm_model *m = NULL;
     int                   rc;
@@ -153,7 +330,7 @@ int wgf_cmd_advise(int argc, char **argv)
     }
     struct wgf_calibration cal;
     rc = wgf_cli_calibration(ctx, file, calibrate || recal, quick, &cal);
-    if (!rc && calibrate && !m) print_calibration(&cal, json);
+    if (!rc && calibrate && modes == 0) print_calibration(&cal, json);
     if (!rc && m) {
         struct wgf_llm_backend_options bo = {.weights_f32 = bk.weights_f32, .no_subgroups = bk.no_subgroups};
         struct wgf_llm_advice          a;
@@ -161,10 +338,33 @@ int wgf_cmd_advise(int argc, char **argv)
             wgf_cli_error("advise: %s", err.msg);
             rc = 1;
         } else {
-            print_advice(model ? model : shape, &cal, &a, json);
+            print_advice(model ? model : shape, &cal, &a, json, batch);
             rc = a.best < 0;
         }
     }
+    if (!rc && simw) {
+        struct wgf_sim_advise_options o = {.episode_steps   = ep_steps,
+                                           .gens_per_submit = gps,
+                                           .chunks          = n_chunks ? chunk_v : NULL,
+                                           .n_chunks        = n_chunks};
+        struct wgf_sim_advice        *a = malloc(sizeof *a);
+        if (!a) {
+            wgf_cli_error("advise: out of memory");
+            rc = 1;
+        } else if (wgf_sim_advise(ctx, &sc, &cal.dev, &o, a, &err)) {
+            wgf_cli_error("advise: %s", err.msg);
+            rc = 1;
+        } else {
+            const struct wgf_sim_workload_info *wi = wgf_sim_workload_info(sc.workload);
+            if (sc.max_steps <= 0) sc.max_steps = wi->max_steps;
+            if (sc.hidden <= 0) sc.hidden = wi->hidden;
+            uint32_t T = ep_steps && ep_steps < (uint32_t)sc.max_steps ? ep_steps : (uint32_t)sc.max_steps;
+            print_sim(simw, &sc, T, &cal, a, json);
+            rc = a->best < 0;
+        }
+        free(a);
+    }
+    if (!rc && table) rc = wgf_cli_advise_table(ctx, &cal, quick, json);
     wgf_llm_model_free(m);
     wgf_ctx_free(ctx);
     return rc;

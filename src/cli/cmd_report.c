@@ -1,26 +1,31 @@
 /* wgfuse report — the main job on built-in defaults: the device, a self-check running a
  * real WGSL kernel, then each part's summary section: the dispatch-overhead summary (bench
- * dispatch --quick), the simulation summary and the LLM fusion dial on a small built-in model.
+ * dispatch --quick), the simulation summary, the LLM fusion dial on a small built-in model and
+ * the advisor's decision table (advise --table --quick: the article's rules, predicted and
+ * measured here).
  * The kernel-fusion experiments are not part of it: `wgfuse bench fusion`. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "wgfuse/bench_calibrate.h"
 
 void wgf_cli_print_adapter(FILE *f, const struct wgf_adapter_desc *d, bool full);
 
 int wgf_cmd_report(int argc, char **argv)
 {
-    bool skip_bench = false, skip_sim = false, skip_llm = false;
+    bool skip_bench = false, skip_sim = false, skip_llm = false, skip_advise = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--no-bench")) skip_bench = true;
         else if (!strcmp(argv[i], "--no-sim")) skip_sim = true;
         else if (!strcmp(argv[i], "--no-llm")) skip_llm = true;
+        else if (!strcmp(argv[i], "--no-advise")) skip_advise = true;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: wgfuse report [--no-bench] [--no-sim] [--no-llm]\n"
+            printf("usage: wgfuse report [--no-bench] [--no-sim] [--no-llm] [--no-advise]\n"
                    "  The main job: device, a self-check on a real WGSL kernel, then the dispatch-overhead\n"
-                   "  summary (bench dispatch --quick), the fused-vs-per-step simulation summary and the\n"
-                   "  LLM fusion dial on a small built-in model (llm bench --shape tiny --plan all).\n"
+                   "  summary (bench dispatch --quick), the fused-vs-per-step simulation summary, the\n"
+                   "  LLM fusion dial on a small built-in model (llm bench --shape tiny --plan all) and the\n"
+                   "  advisor's decision table (advise --table --quick, calibrating first when needed).\n"
                    "  The kernel-fusion experiments are separate: wgfuse bench fusion.\n");
             return 0;
         } else {
@@ -71,6 +76,12 @@ int wgf_cmd_report(int argc, char **argv)
         printf("\n-- LLM fusion dial (wgfuse llm bench --shape tiny --plan all -n 32 --runs 3) --\n");
         fflush(stdout);
         if (wgf_report_llm_dial_section(ctx) != 0) rc = 1;
+    }
+    if (rc == 0 && !skip_advise) {
+        printf("\n-- the decision table, predicted and measured here (wgfuse advise --table --quick) --\n");
+        fflush(stdout);
+        struct wgf_calibration cal;
+        if (wgf_cli_calibration(ctx, NULL, false, true, &cal) || wgf_cli_advise_table(ctx, &cal, true, false)) rc = 1;
     }
     wgf_ctx_free(ctx);
     printf("\nreport: %s\n", rc == 0 ? "OK" : "FAILED");

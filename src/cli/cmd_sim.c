@@ -25,11 +25,13 @@ static void usage(FILE *f)
             "usage: wgfuse sim train ENV [--algo ga|es] [--pop N] [--gens MAX] [--seed N] [--strategy S]\n"
             "                 [--steps L] [--hidden H] [--feedback F] [--target R] [--eval-episodes N] [--out FILE]\n"
             "                 [--elites N] [--tournament N] [--mut-rate P] [--mut-sigma S] [--es-sigma S] [--lr A]\n"
+            "                 [--autotune]\n"
             "       wgfuse sim eval FILE [--episodes N] [--seed N] [--strategy S]\n"
             "       wgfuse sim trace ENV --actions A,A,... [--state S,S,...] [--seed N]\n"
             "       wgfuse sim market [--steps L] [--seed N] --out FILE   (finsim's path, for bench/sim_peers.py)\n"
             "       wgfuse sim bench [--workload W,...] [--strategy S,...] [--pop N,...] [--steps L,...]\n"
             "                 [--gens N] [--runs N] [--hidden H] [--feedback F] [--dim D] [--evolve E] [--json] [--gather]\n"
+            "                 [--autotune]\n"
             "       mpirun -n R wgfuse sim train|bench ... [--rank-adapters A,B,..] [--mpi-timeout S]\n"
             "\n"
             "ENV: cartpole (CartPole-v1), acrobot (Acrobot-v1), mountaincar (MountainCar-v0); bench also\n"
@@ -38,7 +40,10 @@ static void usage(FILE *f)
             "     one dispatch, a thread per genome), wide (evolve_wide.wgsl, a workgroup per genome), auto\n"
             "     (default: split on a GPU; thread, or wide from 512 parameters, on a CPU adapter).\n"
             "S:   fused (one dispatch per episode), chunked:K (K steps per dispatch), per-step, fused-wide\n"
-            "     (a genome over several threads: classic control one per hidden unit, finsim one per asset).\n"
+            "     (a genome over several threads: classic control one per hidden unit, finsim one per asset),\n"
+            "     auto (train, bench: what `wgfuse advise --sim` predicts fastest here, evolve kernels too\n"
+            "     unless --evolve is given; --autotune times the two predicted fastest once and takes the\n"
+            "     faster; one stderr line says what it chose and why).\n"
             "H:   hidden width (defaults: CartPole 8, Acrobot 16, MountainCar 8); F: outputs fed back as\n"
             "     inputs (a recurrent policy; default 0).\n"
             "train stops when the best genome's mean return over --eval-episodes (100) fresh episodes\n"
@@ -220,7 +225,7 @@ static int cmd_train(int argc, char **argv)
     }
     struct wgf_sim_config c = wgf_sim_config_default(w);
     struct wgf_sim_es_config ec = wgf_sim_es_config_default();
-    bool   es = false, elites_given = false;
+    bool   es = false, elites_given = false, strat_auto = false, autotune = false;
     long   max_gens = 500, eval_eps = 100, v, mpi_timeout = 300;
     double target = default_target(w), d;
     char   out_default[256], adapter_sel[32];
@@ -252,8 +257,12 @@ static int cmd_train(int argc, char **argv)
             if (!wgf_cli_parse_long(f, a, 0, 4, &v)) return 2;
             c.n_feedback = (int)v, i++;
         } else if (!strcmp(f, "--strategy") && a) {
-            if (wgf_sim_strategy_parse(a, &c.strategy, &c.chunk, &err) != WGF_OK) return wgf_cli_error("%s", err.msg), 2;
+            strat_auto = !strcmp(a, "auto");
+            if (!strat_auto && wgf_sim_strategy_parse(a, &c.strategy, &c.chunk, &err) != WGF_OK)
+                return wgf_cli_error("%s", err.msg), 2;
             i++;
+        } else if (!strcmp(f, "--autotune")) {
+            autotune = true;
         } else if (!strcmp(f, "--target")) {
             if (!wgf_cli_parse_double(f, a, -1e9, 1e9, &target)) return 2;
             i++;
@@ -319,8 +328,14 @@ static int cmd_train(int argc, char **argv)
         wgf_mpi_slice(c.pop, m.size, m.rank, &c.eval_first, &c.eval_count);
         if (m.rank != 0 && !freopen("/dev/null", "w", stdout)) wgf_mpi_abort(&m, 1);
     }
+    if (autotune && !strat_auto) return wgf_cli_error("sim train: --autotune applies to --strategy auto"), 2;
     wgf_ctx *ctx = NULL;
     if (open_ctx(&ctx)) {
+        if (m.active) wgf_mpi_abort(&m, 1);
+        return 1;
+    }
+    if (strat_auto && wgf_cli_sim_auto(ctx, &c, autotune)) { /* the cost model's choice (cli_advise.c) */
+        wgf_ctx_free(ctx);
         if (m.active) wgf_mpi_abort(&m, 1);
         return 1;
     }
@@ -661,7 +676,7 @@ static int cmd_bench(int argc, char **argv)
     const char *workloads = "cartpole", *strategies = "fused,chunked:50,per-step", *pops = "1024", *steps = "0";
     long gens = 10, runs = 3, hidden = 0, dim = 2000, feedback = -1, mpi_timeout = 300;
     enum wgf_sim_evolve evolve = WGF_SIM_EVOLVE_AUTO;
-    bool json = false, gather = false;
+    bool json = false, gather = false, autotune = false;
     const char *rank_adapters = NULL;
     char adapter_sel[32];
     for (int i = 1; i < argc; i++) {
@@ -693,6 +708,7 @@ static int cmd_bench(int argc, char **argv)
             i++;
         } else if (!strcmp(f, "--json")) json = true;
         else if (!strcmp(f, "--gather")) gather = true;
+        else if (!strcmp(f, "--autotune")) autotune = true;
         else if (!strcmp(f, "--rank-adapters") && a) rank_adapters = a, i++;
         else if (!strcmp(f, "--mpi-timeout")) {
             if (!wgf_cli_parse_long(f, a, 1, 86400, &mpi_timeout)) return 2;
@@ -718,7 +734,7 @@ static int cmd_bench(int argc, char **argv)
     for (int i = 0; i < ns; i++) {
         enum wgf_sim_strategy st;
         int k;
-        if (wgf_sim_strategy_parse(S[i], &st, &k, &err) != WGF_OK) goto usage_err;
+        if (strcmp(S[i], "auto") && wgf_sim_strategy_parse(S[i], &st, &k, &err) != WGF_OK) goto usage_err;
     }
     long tmp;
     for (int i = 0; i < np; i++)
@@ -771,7 +787,8 @@ static int cmd_bench(int argc, char **argv)
         const struct wgf_sim_workload_info *wi = wgf_sim_workload_info(w);
         for (int is = 0; is < ns; is++) {
             struct wgf_sim_config c = wgf_sim_config_default(w);
-            wgf_sim_strategy_parse(S[is], &c.strategy, &c.chunk, &err);
+            bool strat_auto = !strcmp(S[is], "auto");
+            if (!strat_auto) wgf_sim_strategy_parse(S[is], &c.strategy, &c.chunk, &err);
             if (!wi->sequential && is > 0) break; /* Rastrigin: strategies do not apply */
             for (int ip = 0; ip < np; ip++)
                 for (int il = 0; il < nl; il++) {
@@ -794,6 +811,10 @@ static int cmd_bench(int argc, char **argv)
                             wgf_mpi_abort(&m, 2);
                         }
                         wgf_mpi_slice(c.pop, m.size, m.rank, &c.eval_first, &c.eval_count);
+                    }
+                    if (strat_auto && wgf_cli_sim_auto(ctx, &c, autotune)) { /* the advisor's choice */
+                        rc = 1;
+                        continue;
                     }
                     enum wgf_status s = wgf_sim_create(ctx, &c, &sim, &err);
                     if (s == WGF_OK && !gather) s = wgf_sim_bench_run(sim, (int)gens, (int)runs, &r, &err);
@@ -831,12 +852,12 @@ static int cmd_bench(int argc, char **argv)
                                "\"checksum\": %.9g, \"ref_matched\": %d, \"ref_checked\": %d, "
                                "\"gpu_ms_reset\": %.4g, \"gpu_ms_episode\": %.4g, \"gpu_ms_evolve\": %.4g, "
                                "\"gpu_us_select\": %.4g, \"gpu_us_rank\": %.4g, \"gpu_us_breed\": %.4g, \"profile_reps\": %d, "
-                               "\"bytes_per_genome\": %.0f, \"mean_steps\": %.5g, \"genome_steps_per_s\": %.4g}",
+                               "\"bytes_per_genome\": %.0f, \"mean_steps\": %.5g, \"group_steps\": %.5g, \"genome_steps_per_s\": %.4g}",
                                first ? "" : ",", wi->name, strat, c.pop, L_eff, wgf_sim_n_params(sim),
                                wgf_sim_evolve_name(wgf_sim_config_of(sim)->evolve), r.dispatches_per_gen, r.gens, runs, r.gen_per_s_noreadback, r.gen_per_s_readback,
                                r.eval_per_s, r.checksum, r.ref_matched, r.ref_checked, r.gpu_ms_reset,
                                r.gpu_ms_episode, r.gpu_ms_evolve, r.gpu_us_evolve_pass[0], r.gpu_us_evolve_pass[1],
-                               r.gpu_us_evolve_pass[2], r.profile_reps, wgf_sim_bytes_per_genome(sim), r.mean_steps,
+                               r.gpu_us_evolve_pass[2], r.profile_reps, wgf_sim_bytes_per_genome(sim), r.mean_steps, r.group_steps,
                                r.gen_per_s_noreadback * c.pop * r.mean_steps);
                     } else {
                         printf("%-12s %-12s %8d %6d %7d %5d %12.2f %12.2f %12.2f %3d/%-3d %9.3f/%-9.3f\n", wi->name,

@@ -36,9 +36,34 @@ void wgf_llm_advice_choose(struct wgf_llm_advice *a)
                  b->pred.dispatches, next->pred.dispatches, wgf_cost_bound_name((enum wgf_cost_bound)bound), 100.0 * share);
 }
 
+/* the projections of the ops plan (labels with "gemv"; one per matrix part), per occurrence */
+static void collect_ops(struct wgf_llm_advice *a, const struct wgf_step_info *steps, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (!strstr(steps[i].label, "gemv")) continue;
+        uint32_t k = 0;
+        while (k < a->n_ops && strcmp(a->ops[k].label, steps[i].label)) k++;
+        if (k == a->n_ops) {
+            if (a->n_ops == WGF_ADVISE_MAX_OPS) continue;
+            memset(&a->ops[k], 0, sizeof a->ops[k]);
+            snprintf(a->ops[k].label, sizeof a->ops[k].label, "%s", steps[i].label);
+            a->n_ops++;
+        }
+        a->ops[k].count++;
+        a->ops[k].cost.bytes_read += steps[i].cost.bytes_read;
+        a->ops[k].cost.bytes_written += steps[i].cost.bytes_written;
+        a->ops[k].cost.flops += steps[i].cost.flops;
+    }
+    for (uint32_t k = 0; k < a->n_ops; k++) {
+        a->ops[k].cost.bytes_read /= a->ops[k].count;
+        a->ops[k].cost.bytes_written /= a->ops[k].count;
+        a->ops[k].cost.flops /= a->ops[k].count;
+    }
+}
+
 static enum wgf_status predict_plan(wgf_ctx *ctx, const struct wgf_llm_model *m, struct wgf_llm_backend_options bo,
                                     const struct wgf_device_cost *dev, const char *plan,
-                                    struct wgf_llm_plan_prediction *row, struct wgf_err *err)
+                                    struct wgf_llm_plan_prediction *row, struct wgf_llm_advice *ops, struct wgf_err *err)
 {
     memset(row, 0, sizeof *row);
     snprintf(row->plan, sizeof row->plan, "%s", plan);
@@ -60,8 +85,13 @@ static enum wgf_status predict_plan(wgf_ctx *ctx, const struct wgf_llm_model *m,
     struct wgf_step_info *steps = NULL;
     if (!s && !(steps = calloc(n ? n : 1, sizeof *steps))) s = wgf_fail(err, WGF_ERR_NOMEM, "advise: %u steps", n);
     if (!s) s = be.decode_steps(&be, 0, steps, n, &n, err);
-    if (!s && wgf_cost_predict(dev, steps, n, &row->pred))
+    /* the decode loop records WGF_LLM_DECODE_PER_SUBMIT tokens per submit: one schedule */
+    if (!s && wgf_cost_predict_replayed(dev, steps, n, WGF_ADVISE_TOKENS_PER_SUBMIT, &row->pred))
         s = wgf_fail(err, WGF_ERR_ARG, "advise: the device description has a zero or negative rate");
+    if (!s && ops) {
+        collect_ops(ops, steps, n);
+        ops->ops_dispatch_us = row->pred.dispatch_us;
+    }
     free(steps);
     wgf_llm_backend_close(&be);
     return s;
@@ -73,7 +103,7 @@ enum wgf_status wgf_llm_advise(wgf_ctx *ctx, const struct wgf_llm_model *m, cons
     memset(out, 0, sizeof *out);
     out->best = -1;
     for (uint32_t i = 0; i < WGF_ADVISE_MAX_PLANS; i++) {
-        enum wgf_status s = predict_plan(ctx, m, *bo, dev, PLANS[i], &out->row[i], err);
+        enum wgf_status s = predict_plan(ctx, m, *bo, dev, PLANS[i], &out->row[i], i == 0 ? out : NULL, err);
         if (s) return s;
         out->n++;
     }

@@ -23,6 +23,7 @@
  * split passes give the same bits (tests/sim/test_sim_evolve.c); the one-dispatch kernels
  * (cfg.evolve THREAD / WIDE) stay as references and as the default on CPU adapters, where
  * there is no latency to hide (strategies.c). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,39 +122,73 @@ enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err)
     return s;
 }
 
-/* pass_each: end the compute pass after every dispatch, so a timer attached to r times each
- * evolve pass on its own (the bench's profile); otherwise all go into the current pass. */
-static enum wgf_status record_evolve(wgf_sim *sim, wgf_recorder *r, bool pass_each, struct wgf_err *err)
+/* pass_each: end the compute pass after every dispatch, so a timer attached to the recorder
+ * times each evolve pass on its own (the bench's profile); otherwise all go into the current
+ * pass. Costs (the advisor's): bytes moved in device memory and operations per dispatch, the
+ * RNG's integer hashing counted as operations (~10 per draw). */
+enum wgf_status wgf__sim_emit_evolve(wgf_sim *sim, struct wgf__sim_emit *e, bool pass_each, struct wgf_err *err)
 {
     const int p = sim->parity;
     enum wgf_status s;
     wgf_pipeline   *fail = sim->evolve;
+    uint64_t pop = (uint64_t)sim->cfg.pop, np = (uint64_t)sim->n_params, E = (uint64_t)sim->cfg.ga.elites;
+    uint64_t T = (uint64_t)sim->cfg.ga.tournament;
+    /* a child: two parents read, one written, a crossover and a mutation draw per parameter
+     * (4 chained 32-bit hashes each, ~32 ops; a gaussian for the mutated 10%): ~80 ops */
+    struct wgf_step_cost breed = {pop * np * 8u + pop * 16u, pop * np * 4u + 16u, pop * np * 80u};
     if (sim->evolve) {
-        uint32_t nx = sim->cfg.evolve == WGF_SIM_EVOLVE_WIDE ? (uint32_t)sim->cfg.pop
-                                                             : (uint32_t)((sim->cfg.pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
-        s = wgf_recorder_dispatch(r, sim->evolve, sim->evolve_bg[p], nx, 1, 1);
+        bool     wide = sim->cfg.evolve == WGF_SIM_EVOLVE_WIDE;
+        uint32_t nx   = wide ? (uint32_t)pop : (uint32_t)((pop + WGF_SIM_WG - 1) / WGF_SIM_WG);
+        /* + each genome's rank: a scan of the fitness that stops after E better genomes, about
+         * E pop / r loads for rank r, all pop for the elites: E pop (1 + ln(pop / E)) compares,
+         * and its 2 T tournament draws */
+        double scan = (double)E * (double)pop * (1.0 + log((double)pop / (double)(E ? E : 1)));
+        breed.flops += (uint64_t)(2.0 * scan) + pop * 2u * T * 10u;
+        breed.bytes_read += pop * 4u;
+        /* the chain: a genome's rank scan, each element a dependent cached load and compare
+         * (counted as 20 operations: a cached load's latency is ~10 FMAs'), then its child's
+         * parameters. thread: a workgroup lasts as long as its longest thread, an elite's scan
+         * of all pop (the elites sit in few workgroups: one wave); wide: every workgroup is one
+         * genome, so the waves add up the mean scan, scan / pop, and a lane's share */
+        uint64_t chain = wide ? (uint64_t)(scan / (double)pop) * 20u + (np + WGF_SIM_WG - 1) / WGF_SIM_WG * 80u
+                              : pop * 20u + np * 80u;
+        s = wgf__sim_emit(e, sim->evolve, sim->evolve_bg[p], nx, 1, WGF_SIM_WG, 0, chain, breed);
     } else {
-        uint32_t pop = (uint32_t)sim->cfg.pop, nx = pop < 65535u ? pop : 65535u, ny = (pop + nx - 1) / nx;
-        uint32_t ncand = (uint32_t)sim->evolve_blocks * (uint32_t)sim->evolve_cand;
+        uint32_t nx = pop < 65535u ? (uint32_t)pop : 65535u, ny = (uint32_t)((pop + nx - 1) / nx);
+        uint64_t ncand = (uint64_t)sim->evolve_blocks * (uint64_t)sim->evolve_cand;
         fail = sim->evolve_pass[0];
-        s    = wgf_recorder_dispatch(r, sim->evolve_pass[0], sim->select_bg[p], (uint32_t)sim->evolve_blocks, 1, 1);
-        if (s == WGF_OK && pass_each) s = wgf_recorder_end_pass(r);
+        /* select: 2 tournaments of T fitness reads per genome, a block's best E kept sorted */
+        struct wgf_step_cost sel = {pop * 4u * (1u + 2u * T), pop * 16u + ncand * 8u, pop * (2u * T * 12u + 20u)};
+        s = wgf__sim_emit(e, sim->evolve_pass[0], sim->select_bg[p], (uint32_t)sim->evolve_blocks, 1, WGF_SIM_TOP_WG, 1, 0, sel);
+        if (s == WGF_OK && pass_each && e->r) s = wgf_recorder_end_pass(e->r);
         if (s == WGF_OK && sim->rank_bg) {
             fail = sim->evolve_pass[1];
             uint32_t per_wg = (uint32_t)(WGF_SIM_TOP_WG / sim->evolve_lpc); /* candidates per workgroup */
-            uint32_t groups = (ncand + per_wg - 1) / per_wg, gx = groups < 65535u ? groups : 65535u;
-            s = wgf_recorder_dispatch(r, sim->evolve_pass[1], sim->rank_bg, gx, (groups + gx - 1) / gx, 1);
-            if (s == WGF_OK && pass_each) s = wgf_recorder_end_pass(r);
+            uint32_t groups = (uint32_t)((ncand + per_wg - 1) / per_wg), gx = groups < 65535u ? groups : 65535u;
+            /* every candidate binary-searches every other block's list */
+            uint64_t lg = 1;
+            while ((1u << lg) < (uint64_t)sim->evolve_cand) lg++;
+            struct wgf_step_cost rk = {ncand * 8u, E * 4u, ncand * (uint64_t)sim->evolve_blocks * lg * 4u};
+            s = wgf__sim_emit(e, sim->evolve_pass[1], sim->rank_bg, gx, (groups + gx - 1) / gx, WGF_SIM_TOP_WG, 2, 0, rk);
+            if (s == WGF_OK && pass_each && e->r) s = wgf_recorder_end_pass(e->r);
         }
         if (s == WGF_OK) {
             fail = sim->evolve_pass[2];
-            s    = wgf_recorder_dispatch(r, sim->evolve_pass[2], sim->breed_bg[p], nx, ny, 1);
+            s    = wgf__sim_emit(e, sim->evolve_pass[2], sim->breed_bg[p], nx, ny, WGF_SIM_WG, 0, 0, breed);
         }
     }
     if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(fail));
-    sim->parity = !sim->parity;
-    sim->gen++;
+    if (e->r) {
+        sim->parity = !sim->parity;
+        sim->gen++;
+    }
     return WGF_OK;
+}
+
+static enum wgf_status record_evolve(wgf_sim *sim, wgf_recorder *r, bool pass_each, struct wgf_err *err)
+{
+    struct wgf__sim_emit e = {.r = r};
+    return wgf__sim_emit_evolve(sim, &e, pass_each, err);
 }
 
 enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err)

@@ -192,6 +192,18 @@ const struct wgf_sim_market *wgf_sim_market_of(const wgf_sim *sim)
     return sim->cfg.workload == WGF_SIM_FINSIM ? &sim->market : NULL;
 }
 
+enum wgf_status wgf_sim_generation_steps(wgf_sim *sim, uint32_t episode_steps, struct wgf_step_info *out, uint32_t cap,
+                                         uint32_t *n, struct wgf_err *err)
+{
+    struct wgf__sim_emit e = {.steps = out, .cap = cap, .episode_steps = episode_steps};
+    enum wgf_status      s = wgf__sim_emit_evaluate(sim, &e, err);
+    if (s == WGF_OK) s = wgf__sim_emit_evolve(sim, &e, false, err);
+    *n = e.n;
+    if (s == WGF_OK && out && e.n > cap)
+        s = wgf_fail(err, WGF_ERR_LIMIT, "sim: %u dispatches per generation, room for %u", e.n, cap);
+    return s;
+}
+
 int wgf_sim_dispatches_per_generation(const wgf_sim *sim)
 {
     return (sim->reset ? 1 : 0) + sim->n_chunks + sim->evolve_dispatches;

@@ -66,6 +66,7 @@ static enum wgf_status verify(wgf_sim *sim, struct wgf_sim_bench_result *res, st
     }
     res->checksum = sum;
     res->mean_steps = 1;
+    res->group_steps = 1;
     if (sim->stride) { /* the steps each genome took: word `at + 1` of its state record */
         int    at  = sim->cfg.workload == WGF_SIM_FINSIM ? 49 : 9;
         size_t nst = (size_t)pop * (size_t)sim->stride;
@@ -82,6 +83,24 @@ static enum wgf_status verify(wgf_sim *sim, struct wgf_sim_bench_result *res, st
         double steps = 0;
         for (int g = 0; g < pop; g++) steps += st[(size_t)g * (size_t)sim->stride + (size_t)at];
         res->mean_steps = steps / pop;
+        /* a SIMD group runs until its longest episode ends: the mean over groups of their
+         * longest. A group: the genomes of one subgroup (32 when the device does not say);
+         * fused-wide: of one workgroup (its step loop runs while any of them is alive) */
+        uint32_t sgs = 0;
+        if (wgf_ctx_subgroup_size(sim->ctx, &sgs) != WGF_OK || !sgs) sgs = 32;
+        int gsz = (int)sgs;
+        if (sim->cfg.strategy == WGF_SIM_FUSED_WIDE)
+            gsz = sim->cfg.workload == WGF_SIM_FINSIM ? WGF_SIM_WG / WGF_FIN_ASSETS : WGF_SIM_WG / wgf__sim_lanes(sim->pol.n_hidden);
+        if (gsz < 1) gsz = 1;
+        double gsum = 0;
+        int    ng   = 0;
+        for (int g0 = 0; g0 < pop; g0 += gsz, ng++) {
+            float mx = 0;
+            for (int g = g0; g < g0 + gsz && g < pop; g++)
+                if (st[(size_t)g * (size_t)sim->stride + (size_t)at] > mx) mx = st[(size_t)g * (size_t)sim->stride + (size_t)at];
+            gsum += mx;
+        }
+        res->group_steps = ng ? gsum / ng : 0;
         free(st);
     }
     if (bad) {

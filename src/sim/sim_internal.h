@@ -105,12 +105,32 @@ void wgf__sim_prelude(const wgf_sim *sim, char *buf, size_t cap);
 #define WGF__SIM_POLICY_GEN WGF_KERNEL_COUNT /* sim_policy.wgsl generated for the shape   */
 char *wgf__sim_compose(const wgf_sim *sim, const enum wgf_kernel *fragments, int n, struct wgf_err *err);
 
+/* ---- one generation's dispatches: recorded, or listed with their costs ------------------ */
+/* The episode and evolve code emit every dispatch through this, so what the recorder gets and
+ * what the advisor predicts (wgf_sim_generation_steps) are the same list, never two. */
+struct wgf__sim_emit {
+    wgf_recorder         *r;             /* record into r; NULL: list into steps          */
+    struct wgf_step_info *steps;         /* (cap) the listing; NULL: count only           */
+    uint32_t              cap, n;        /* n: dispatches emitted                          */
+    uint32_t              episode_steps; /* listing: steps one SIMD group runs per episode */
+};
+enum wgf_status wgf__sim_emit(struct wgf__sim_emit *e, wgf_pipeline *p, wgf_bind_group *bg, uint32_t x, uint32_t y,
+                              uint32_t wg_size, uint64_t barriers, uint64_t chain, struct wgf_step_cost cost);
+/* The f32 operations of one policy forward + environment step for one genome (the advisor's
+ * FLOPs; transcendental functions counted as 10). */
+uint64_t        wgf__sim_step_flops(const wgf_sim *sim);
+/* fused-wide: the operations of one lane's share of a step (the chain one invocation runs). */
+uint64_t        wgf__sim_lane_flops(const wgf_sim *sim);
+
 /* ---- the episode (strategies.c) and the evolve step (evolve.c) -------------------------- */
 /* Reset and episode pipelines + bind groups for cfg.strategy. */
 enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err);
 /* Record one generation's evaluation (reset + episode dispatches) / its evolve dispatches. */
 enum wgf_status wgf__sim_record_evaluate(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
 enum wgf_status wgf__sim_record_evolve(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
+/* The same through an emitter (listing: nothing on sim changes). */
+enum wgf_status wgf__sim_emit_evaluate(wgf_sim *sim, struct wgf__sim_emit *e, struct wgf_err *err);
+enum wgf_status wgf__sim_emit_evolve(wgf_sim *sim, struct wgf__sim_emit *e, bool pass_each, struct wgf_err *err);
 /* The same evolve with the compute pass ended after each dispatch but the last (the split's
  * select | rank | breed each in its own pass, for a timer; the caller ends the last one). */
 enum wgf_status wgf__sim_record_evolve_passes(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);

@@ -98,17 +98,102 @@ enum wgf_status wgf__sim_episode_init(wgf_sim *sim, struct wgf_err *err)
     return WGF_OK;
 }
 
+enum wgf_status wgf__sim_emit(struct wgf__sim_emit *e, wgf_pipeline *p, wgf_bind_group *bg, uint32_t x, uint32_t y,
+                              uint32_t wg_size, uint64_t barriers, uint64_t chain, struct wgf_step_cost cost)
+{
+    if (e->r) {
+        enum wgf_status s = wgf_recorder_dispatch(e->r, p, bg, x, y, 1);
+        if (s == WGF_OK) e->n++;
+        return s;
+    }
+    if (e->steps && e->n < e->cap) {
+        struct wgf_step_info *st = &e->steps[e->n];
+        memset(st, 0, sizeof *st);
+        st->kind = WGF_STEP_DISPATCH;
+        snprintf(st->label, sizeof st->label, "%s", wgf_pipeline_label(p));
+        st->grid[0] = x, st->grid[1] = y, st->grid[2] = 1;
+        st->cost    = cost;
+        st->wg_size = wg_size;
+        st->barriers = barriers;
+        st->chain_flops = chain;
+    }
+    e->n++;
+    return WGF_OK;
+}
+
+uint64_t wgf__sim_step_flops(const wgf_sim *sim)
+{
+    /* env_obs + env_step, estimated from the kernels (src/kernels/sim/<env>.wgsl): CartPole's
+     * Euler step (sin, cos and ~25 arithmetic ops), Acrobot's RK4 (4 derivative evaluations of
+     * ~40 ops with 4 transcendental each, + wrap), MountainCar (one cos, ~10 ops), finsim's
+     * 16-asset book (per asset: the policy's 6 outputs, costs, equity ~ 60 ops) */
+    static const uint64_t env[WGF_SIM_N_WORKLOADS] = {45, 380, 20, 0, 16 * 60};
+    const struct wgf_sim_policy *p = &sim->pol;
+    uint64_t pol = 2u * (uint64_t)(p->n_in * p->n_hidden + p->n_hidden * p->n_out) + 10u * (uint64_t)p->n_hidden +
+                   (uint64_t)p->n_out; /* the MLP, tanh per hidden unit, argmax */
+    if (sim->cfg.workload == WGF_SIM_FINSIM) pol *= WGF_FIN_ASSETS;
+    return pol + env[sim->cfg.workload];
+}
+
+uint64_t wgf__sim_lane_flops(const wgf_sim *sim)
+{
+    const struct wgf_sim_policy *p = &sim->pol;
+    uint64_t total = wgf__sim_step_flops(sim), full = 2u * (uint64_t)(p->n_in * p->n_hidden + p->n_hidden * p->n_out) +
+                                                    10u * (uint64_t)p->n_hidden;
+    if (sim->cfg.workload == WGF_SIM_FINSIM) return total / WGF_FIN_ASSETS; /* a lane per asset */
+    /* one hidden unit (2 n_in + tanh), then every output over all hidden units, argmax, env */
+    return total - full + 2u * (uint64_t)p->n_in + 10u + 2u * (uint64_t)(p->n_hidden * p->n_out);
+}
+
+enum wgf_status wgf__sim_emit_evaluate(wgf_sim *sim, struct wgf__sim_emit *e, struct wgf_err *err)
+{
+    const struct wgf_sim_config *c = &sim->cfg;
+    const int p  = sim->parity;
+    uint64_t  gn = (uint64_t)c->eval_count, rec = (uint64_t)(sim->stride ? sim->stride : 1) * 4u;
+    uint32_t  nx = (uint32_t)((gn + WGF_SIM_WG - 1) / WGF_SIM_WG); /* reset: a thread per genome */
+    enum wgf_status s = WGF_OK;
+    /* reset: hashes a start state per genome (~20 integer ops per component, counted as FLOPs) */
+    if (sim->reset)
+        s = wgf__sim_emit(e, sim->reset, sim->reset_bg[p], nx, 1, WGF_SIM_WG, 0, 0,
+                          (struct wgf_step_cost){16, gn * (rec + 4u), gn * 80u});
+    /* episode chunks: chunk i runs clamp(T - i K, 0, K) steps of every genome still running,
+     * T the steps one SIMD group runs (a group runs until its longest episode ends) */
+    uint64_t K = c->workload == WGF_SIM_RASTRIGIN ? 1 : (uint64_t)(c->max_steps + sim->n_chunks - 1) / (uint64_t)sim->n_chunks;
+    uint64_t T = e->episode_steps && (int)e->episode_steps < c->max_steps ? e->episode_steps : (uint64_t)c->max_steps;
+    for (int ch = 0; ch < sim->n_chunks && s == WGF_OK; ch++) {
+        struct wgf_step_cost cost;
+        uint64_t             bar = 0, chain = 0;
+        if (c->workload == WGF_SIM_RASTRIGIN) { /* a workgroup per genome over the dimensions */
+            uint64_t d = (uint64_t)sim->n_params;
+            cost       = (struct wgf_step_cost){gn * d * 4u, gn * 4u, gn * d * 15u};
+            bar        = 8; /* the 64-lane tree sum */
+        } else {
+            uint64_t done = (uint64_t)ch * K, run = T > done ? (T - done < K ? T - done : K) : 0;
+            cost.bytes_read    = gn * rec + (run ? gn * (uint64_t)sim->n_params * 4u : 0) + 16u;
+            cost.bytes_written = gn * (rec + 4u);
+            cost.flops         = gn * run * wgf__sim_step_flops(sim);
+            if (c->workload == WGF_SIM_FINSIM) cost.bytes_read += run * (WGF_FIN_ASSETS + WGF_FIN_SIGNALS) * 4u;
+            /* the chain one invocation runs: a genome's steps (thread per genome); fused-wide: a
+             * lane's share of a step (its hidden unit, every output, the environment), with 3
+             * barriers a step (the live check, hidden units, outputs) */
+            if (c->strategy == WGF_SIM_FUSED_WIDE) {
+                bar   = 3u * run + 2u;
+                chain = run * wgf__sim_lane_flops(sim);
+            } else
+                chain = run * wgf__sim_step_flops(sim);
+        }
+        s = wgf__sim_emit(e, sim->step, sim->step_bg[p][ch & 1], sim->step_groups, sim->step_groups_y, WGF_SIM_WG, bar,
+                          chain, cost);
+    }
+    if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(sim->step));
+    if (e->r) sim->state_parity = sim->n_chunks & 1;
+    return WGF_OK;
+}
+
 enum wgf_status wgf__sim_record_evaluate(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err)
 {
-    const int p  = sim->parity;
-    uint32_t  nx = (uint32_t)((sim->cfg.eval_count + WGF_SIM_WG - 1) / WGF_SIM_WG); /* reset: a thread per genome */
-    enum wgf_status s = WGF_OK;
-    if (sim->reset) s = wgf_recorder_dispatch(r, sim->reset, sim->reset_bg[p], nx, 1, 1);
-    for (int c = 0; c < sim->n_chunks && s == WGF_OK; c++)
-        s = wgf_recorder_dispatch(r, sim->step, sim->step_bg[p][c & 1], sim->step_groups, sim->step_groups_y, 1);
-    if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, wgf_pipeline_label(sim->step));
-    sim->state_parity = sim->n_chunks & 1;
-    return WGF_OK;
+    struct wgf__sim_emit e = {.r = r};
+    return wgf__sim_emit_evaluate(sim, &e, err);
 }
 
 enum wgf_status wgf_sim_evaluate(wgf_sim *sim, struct wgf_err *err)

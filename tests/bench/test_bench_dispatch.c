@@ -127,7 +127,7 @@ static void check_cli(struct wgf_t *t)
     /* the `wgfuse report` section runs the quick dispatch bench (must stay under a minute on
      * lavapipe; timed here for the log, not asserted: the machines are shared) */
     snprintf(path, sizeof path, "%s/report.txt", dir);
-    snprintf(cmd, sizeof cmd, "'%s' --quiet report --no-sim > '%s' 2>&1", cli, path);
+    snprintf(cmd, sizeof cmd, "'%s' --quiet report --no-sim --no-advise > '%s' 2>&1", cli, path);
     uint64_t t0 = wgf_now_ns();
     rc          = run_cli(cmd);
     double secs = (double)(wgf_now_ns() - t0) / 1e9;

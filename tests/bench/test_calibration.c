@@ -66,11 +66,15 @@ int main(void)
     bool modes = true;
     for (int m = 0; m < WGF_MODE_COUNT; m++) modes = modes && isfinite(c.mode_us[m]) && c.mode_us[m] >= 0;
     wgf_t_check(&t, modes && c.dev.read_gbps > 0 && c.dev.read_gbps_wg > 0 && c.dev.gflops > 0 && c.dev.gflops_wg > 0 &&
-                        c.dev.barrier_ns >= 0 && c.dev.subgroup_ns >= 0 && c.dev.dispatch_us == c.mode_us[WGF_MODE_ONE_PASS] &&
+                        c.dev.barrier_ns >= 0 && c.dev.subgroup_ns >= 0 && c.dev.dispatch_us > 0 &&
+                        c.dev.dispatch_us_long > 0 && c.dev.len_long > c.dev.len_short && c.dev.len_short >= 1 &&
+                        c.dev.serial_gflops_wg > 0 && c.dev.serial_wg >= 64 && c.dev.workgroup_us >= 0 && c.dev.chain_gflops > 0 &&
                         c.adapter[0] && c.seconds > 0 && c.seconds < 60,
                 "calibration: every figure finite and positive, under a minute",
-                "read %g/%g GB/s, %g/%g GFLOP/s, %g s", c.dev.read_gbps, c.dev.read_gbps_wg, c.dev.gflops,
-                c.dev.gflops_wg, c.seconds);
+                "read %g/%g GB/s, %g/%g GFLOP/s, %g s; d %g/%g us at %g/%g, serial %g at %g, wg %g us, chain %g",
+                c.dev.read_gbps, c.dev.read_gbps_wg, c.dev.gflops, c.dev.gflops_wg, c.seconds, c.dev.dispatch_us,
+                c.dev.dispatch_us_long, c.dev.len_short, c.dev.len_long, c.dev.serial_gflops_wg, c.dev.serial_wg,
+                c.dev.workgroup_us, c.dev.chain_gflops);
 
     s = wgf_calibration_save(&c, good, &err);
     struct wgf_calibration back;
@@ -80,7 +84,9 @@ int main(void)
                 close9(back.dev.dispatch_us, c.dev.dispatch_us) && close9(back.dev.read_gbps, c.dev.read_gbps) &&
                 close9(back.dev.read_gbps_wg, c.dev.read_gbps_wg) && close9(back.dev.gflops, c.dev.gflops) &&
                 close9(back.dev.gflops_wg, c.dev.gflops_wg) && close9(back.dev.barrier_ns, c.dev.barrier_ns) &&
-                close9(back.dev.subgroup_ns, c.dev.subgroup_ns);
+                close9(back.dev.subgroup_ns, c.dev.subgroup_ns) && close9(back.dev.dispatch_us_long, c.dev.dispatch_us_long) &&
+                close9(back.dev.len_short, c.dev.len_short) && close9(back.dev.len_long, c.dev.len_long) &&
+                close9(back.dev.serial_gflops_wg, c.dev.serial_gflops_wg) && close9(back.dev.serial_wg, c.dev.serial_wg) && close9(back.dev.workgroup_us, c.dev.workgroup_us) && close9(back.dev.chain_gflops, c.dev.chain_gflops);
     for (int m = 0; m < WGF_MODE_COUNT; m++) same = same && close9(back.mode_us[m], c.mode_us[m]);
     wgf_t_check(&t, same, "save + load round trip, same adapter", "status %d: %s", (int)s, err.msg);
 
@@ -108,6 +114,9 @@ int main(void)
            "version");
     edited(&t, ctx, good, bad, NULL, "format", json_string("something-else"), "other format refused", "not a wgfuse");
     edited(&t, ctx, good, bad, "device", "read_gbps", NULL, "missing field refused", "read_gbps");
+    edited(&t, ctx, good, bad, "device", "serial_gflops_wg", NULL, "missing serial term refused", "serial_gflops_wg");
+    edited(&t, ctx, good, bad, "device", "dispatch_us_long", json_real(-1), "negative long-schedule cost refused",
+           "dispatch_us_long");
     edited(&t, ctx, good, bad, "device", "gflops", json_real(0), "zero rate refused", "gflops");
     edited(&t, ctx, good, bad, "dispatch_us_by_mode", "wait_each", json_real(-1), "negative cost refused", "wait_each");
     edited(&t, ctx, good, bad, "device", "dispatch_us", json_string("fast"), "string for a number refused",

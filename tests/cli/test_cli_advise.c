@@ -1,7 +1,7 @@
 /* `wgfuse advise` and `--plan auto` through the CLI binary ($WGF_CLI), on the default adapter,
  * with the cache in a temporary $XDG_CACHE_HOME:
  *   - `advise --calibrate --json`: exit 0, one JSON object with the figures, the cache file
- *     written (valid JSON, format version 1);
+ *     written (valid JSON, format version 2);
  *   - a cache file that is corrupt, cut short or of another version: one warning line naming
  *     it, a recalibration, and a valid file again (`advise --shape tiny`, exit 0);
  *   - two synthetic devices (--calibration FILE) where the right plan differs: dispatches of
@@ -51,7 +51,7 @@ static bool cache_valid(const char *path)
 {
     json_error_t je;
     json_t      *j  = json_load_file(path, 0, &je);
-    bool         ok = j && json_integer_value(json_object_get(j, "version")) == 1 &&
+    bool         ok = j && json_integer_value(json_object_get(j, "version")) == 2 &&
               json_number_value(json_object_get(json_object_get(j, "device"), "read_gbps")) > 0;
     json_decref(j);
     return ok;
@@ -61,11 +61,12 @@ static void device(const char *path, double disp, double bw, double bw_wg, doubl
 {
     char text[2048];
     int  n = snprintf(text, sizeof text,
-                      "{\"format\": \"wgfuse-calibration\", \"version\": 1, \"adapter\": \"synthetic\", \"driver\": \"\", "
+                      "{\"format\": \"wgfuse-calibration\", \"version\": 2, \"adapter\": \"synthetic\", \"driver\": \"\", "
                       "\"backend\": \"\", \"webgpu_lib\": \"\", \"date\": \"\", \"seconds\": 0, "
                       "\"dispatch_us_by_mode\": {\"one_pass\": %g, \"pass_each\": %g, \"submit_each\": %g, "
                       "\"wait_each\": %g}, \"device\": {\"dispatch_us\": %g, \"read_gbps\": %g, \"read_gbps_wg\": %g, "
-                      "\"gflops\": %g, \"gflops_wg\": %g, \"barrier_ns\": 0, \"subgroup_ns\": 0}}",
+                      "\"gflops\": %g, \"gflops_wg\": %g, \"barrier_ns\": 0, \"subgroup_ns\": 0, \"dispatch_us_long\": 0, "
+                      "\"len_short\": 16, \"len_long\": 2048, \"serial_gflops_wg\": 0, \"serial_wg\": 1024, \"workgroup_us\": 0, \"chain_gflops\": 0}}",
                       disp, disp, disp, disp, disp, bw, bw_wg, gf, gf_wg);
     write_text(path, text, (size_t)n);
 }
@@ -101,10 +102,10 @@ int main(void)
         fclose(f);
         good[len] = 0;
     }
-    const char *ver = good ? strstr(good, "\"version\": 1") : NULL;
+    const char *ver = good ? strstr(good, "\"version\": 2") : NULL;
     char        other[1 << 16];
     snprintf(other, sizeof other, "%.*s\"version\": 7%s", (int)(ver ? ver - good : 0), good ? good : "",
-             ver ? ver + strlen("\"version\": 1") : "");
+             ver ? ver + strlen("\"version\": 2") : "");
     struct {
         const char *name, *text;
         size_t      n;

@@ -19,7 +19,7 @@ int main(void)
                     strstr(out, "Null backend"),
                 "info lists adapters with features and limits", "rc=%d", rc);
 
-    snprintf(cmd, sizeof cmd, "%s report --no-bench --no-sim", cli);
+    snprintf(cmd, sizeof cmd, "%s report --no-bench --no-sim --no-advise", cli);
     rc = wgf_t_run(cmd, out, sizeof out);
     wgf_t_check(&t, rc == 0 && strstr(out, "selfcheck_saxpy n=1048576  PASS") && strstr(out, "report: OK"),
                 "report: self-check passes", "rc=%d %.300s", rc, out);
