@@ -1,0 +1,9 @@
+/* wgfuse, wasm32 build: POSIX calls the core names that wasi-libc lacks, force-included into
+ * every core source (web/CMakeLists.txt); defined in web/c/wasi_compat.c. A page has one user
+ * and no other processes: getuid() is 0 and kill() fails with ENOSYS. */
+#ifndef WGFW_COMPAT_WASI_MISSING_H
+#define WGFW_COMPAT_WASI_MISSING_H
+#include <sys/types.h>
+uid_t getuid(void);
+int   kill(pid_t pid, int sig);
+#endif
