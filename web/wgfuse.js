@@ -208,8 +208,11 @@ export async function loadWgfuse(wasmUrl, { log = () => {}, stdout = null } = {}
     wgpuAdapterGetInfo: (h, out) => {
       const a = get(h), i = a.info || {};
       const d = dv();
+      // browsers hide the device's name (fingerprinting); name it by vendor and architecture
+      const named = { vendor: i.vendor, architecture: i.architecture, description: i.description,
+        device: i.device || i.description || `${i.vendor || 'unknown'} ${i.architecture || 'adapter'}` };
       for (const k of ['vendor', 'architecture', 'device', 'description']) {
-        const [p, n] = allocStr(i[k] || '');
+        const [p, n] = allocStr(named[k] || '');
         d.setUint32(out + AdapterInfo[k], p, true); d.setUint32(out + AdapterInfo[k] + 4, n, true);
       }
       d.setUint32(out + AdapterInfo.backendType, 2, true); // WGPUBackendType_WebGPU
