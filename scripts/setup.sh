@@ -117,20 +117,21 @@ if ! sha_ok; then
   say "Dawn installed at ${DAWN_LIB#$ROOT/} (sha256 verified)"
 fi
 # ---- 4. the OpenAI client for the serve tests (npm ci: exactly the lock file's versions) ---------
-SERVE_TESTS="$ROOT/tests/serve"
-if [ -f "$SERVE_TESTS/package-lock.json" ]; then
-  want=$(sed -n 's/^ *"openai": "\([0-9.]*\)"$/\1/p' "$SERVE_TESTS/package.json" | head -1)
-  have=""
-  if [ -f "$SERVE_TESTS/node_modules/openai/package.json" ]; then
-    have=$(sed -n 's/^ *"version": "\([0-9.]*\)",*$/\1/p' "$SERVE_TESTS/node_modules/openai/package.json" | head -1)
-  fi
-  if [ -z "$have" ] || [ "$have" != "$want" ]; then
-    command -v npm >/dev/null 2>&1 || die "npm is needed for the serve tests' OpenAI client"
-    say "installing the OpenAI client for Node (openai@$want) into tests/serve/node_modules"
-    (cd "$SERVE_TESTS" && npm ci --no-audit --no-fund --silent >"$APT_LOG" 2>&1) \
-      || { tail -5 "$APT_LOG" >&2; die "npm ci in tests/serve failed"; }
-  fi
-fi
+# npm_ci_pinned DIR PKG WHAT: `npm ci` in DIR unless DIR/node_modules/PKG is the version
+# DIR/package.json pins (exactly the lock file's versions)
+npm_ci_pinned() {
+  local dir="$1" pkg="$2" what="$3" want have=""
+  [ -f "$dir/package-lock.json" ] || return 0
+  want=$(sed -n "s/^ *\"$pkg\": \"\\([0-9.]*\\)\"\$/\\1/p" "$dir/package.json" | head -1)
+  [ -f "$dir/node_modules/$pkg/package.json" ] &&
+    have=$(sed -n 's/^ *"version": "\([0-9.]*\)",*$/\1/p' "$dir/node_modules/$pkg/package.json" | head -1)
+  [ -n "$have" ] && [ "$have" = "$want" ] && return 0
+  command -v npm >/dev/null 2>&1 || die "npm is needed for $what"
+  say "installing $what ($pkg@$want) into ${dir#$ROOT/}/node_modules"
+  (cd "$dir" && npm ci --no-audit --no-fund --silent >"$APT_LOG" 2>&1) \
+    || { tail -5 "$APT_LOG" >&2; die "npm ci in ${dir#$ROOT/} failed"; }
+}
+npm_ci_pinned "$ROOT/tests/serve" openai "the OpenAI client for Node (the serve tests)"
 # ---- 5. tokenizers for the chat-template fixtures (tests/llm/data/chat/) --------------------
 CHAT_DIR="$ROOT/third_party/chat_models"
 chat_pkgs=(
@@ -174,17 +175,5 @@ if command -v apt-get >/dev/null 2>&1; then
     (cd "$WEB_SRC" && apt-get source -qq "$src" >"$APT_LOG" 2>&1) || { tail -5 "$APT_LOG" >&2; die "apt-get source $src failed"; }
   done
 fi
-WEB_TESTS="$ROOT/tests/web"
-if [ -f "$WEB_TESTS/package-lock.json" ]; then
-  want=$(sed -n 's/^ *"playwright-core": "\([0-9.]*\)"$/\1/p' "$WEB_TESTS/package.json" | head -1)
-  have=""
-  [ -f "$WEB_TESTS/node_modules/playwright-core/package.json" ] &&
-    have=$(sed -n 's/^ *"version": "\([0-9.]*\)",*$/\1/p' "$WEB_TESTS/node_modules/playwright-core/package.json" | head -1)
-  if [ -z "$have" ] || [ "$have" != "$want" ]; then
-    command -v npm >/dev/null 2>&1 || die "npm is needed for the browser test's playwright-core"
-    say "installing playwright-core@$want into tests/web/node_modules (drives Debian's Chromium)"
-    (cd "$WEB_TESTS" && npm ci --no-audit --no-fund --silent >"$APT_LOG" 2>&1) \
-      || { tail -5 "$APT_LOG" >&2; die "npm ci in tests/web failed"; }
-  fi
-fi
+npm_ci_pinned "$ROOT/tests/web" playwright-core "playwright-core (drives Debian's Chromium in tests/web)"
 say "ready"
