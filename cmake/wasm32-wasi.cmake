@@ -18,3 +18,10 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_EXECUTABLE_SUFFIX ".wasm")
+# C++ (only ICU's common library, from Debian's source): libc++ for WASI
+# (libc++-14-dev-wasm32, libc++abi-14-dev-wasm32), single-threaded and without exceptions
+set(CMAKE_CXX_COMPILER clang++)
+set(CMAKE_CXX_COMPILER_TARGET wasm32-wasi)
+set(CMAKE_CXX_COMPILER_WORKS ON)
+set(WGFW_LIBCXX_INCLUDE /usr/lib/llvm-14/include/wasm32-wasi/c++/v1)
+set(CMAKE_CXX_FLAGS_INIT "-nostdinc -nostdinc++ -isystem ${WGFW_LIBCXX_INCLUDE} -isystem ${WGFW_CLANG_RESOURCE}/include -isystem ${WGFW_WASI_INCLUDE} -fno-exceptions -Wno-unused-command-line-argument")

@@ -434,6 +434,33 @@ export async function loadWgfuse(wasmUrl, { log = () => {}, stdout = null } = {}
   }
 
   // ---- WASI: what wasi-libc calls --------------------------------------------------------------
+  // Files: a read-only tree of File objects the user picked (mount()), under the preopened
+  // directory "/" (fd 3). Reads are asynchronous in a page (File.slice().arrayBuffer()), so
+  // fd_read / fd_pread are JSPI imports too: the C code's read()/pread()/mmap() (wasi-libc
+  // emulates mmap with pread) suspend until the bytes are there.
+  const E = { BADF: 8, INVAL: 28, IO: 29, ISDIR: 31, NOENT: 44, NOSYS: 52, NOTDIR: 54, ROFS: 69, SPIPE: 70 };
+  let tree = new Map();            // "dir/name" -> File, plus directories as null
+  const fds = new Map();           // fd -> {file, path, pos, dir}
+  let nextFd = 4;
+  const norm = (p) => p.split('/').filter((x) => x && x !== '.').join('/');
+  const isDir = (p) => p === '' || [...tree.keys()].some((k) => k.startsWith(p + '/'));
+  const fileOf = (fd) => { const f = fds.get(fd); return f && !f.dir ? f : null; };
+  const writeStat = (buf, size, dir) => {
+    u8().fill(0, buf, buf + 64);
+    dv().setUint8(buf + 16, dir ? 3 : 4); dv().setBigUint64(buf + 24, 1n, true); dv().setBigUint64(buf + 32, BigInt(size), true);
+  };
+  const readInto = async (f, iovs, n, pos) => {
+    let total = 0;
+    for (let k = 0; k < n; k++) {
+      const p = u32(iovs + 8 * k), len = u32(iovs + 8 * k + 4);
+      const end = Math.min(pos + total + len, f.file.size);
+      if (end <= pos + total) break;
+      const ab = await f.file.slice(pos + total, end).arrayBuffer();
+      u8().set(new Uint8Array(ab), p); total += ab.byteLength;
+      if (ab.byteLength < len) break;
+    }
+    return total;
+  };
   const lines = { 1: '', 2: '' };
   const wasi = {
     clock_time_get: (id, prec, out) => {
@@ -457,33 +484,94 @@ export async function loadWgfuse(wasmUrl, { log = () => {}, stdout = null } = {}
         }
         return 0;
       }
-      return 8; // EBADF
+      return E.BADF;
     },
     random_get: (p, n) => { crypto.getRandomValues(u8().subarray(p, p + n)); return 0; },
     environ_sizes_get: (c, s) => { dv().setUint32(c, 0, true); dv().setUint32(s, 0, true); return 0; },
     environ_get: () => 0,
     args_sizes_get: (c, s) => { dv().setUint32(c, 0, true); dv().setUint32(s, 0, true); return 0; },
     args_get: () => 0,
-    fd_close: () => 0,
-    fd_seek: () => 70, // ESPIPE
-    fd_read: () => 8,
-    fd_fdstat_get: (fd, out) => (fd <= 2 ? (u8().fill(0, out, out + 24), u8()[out] = 2, 0) : 8),
+    fd_prestat_get: (fd, out) => {
+      if (fd !== 3) return E.BADF;
+      dv().setUint32(out, 0, true); dv().setUint32(out + 4, 1, true); return 0; // a directory named "/"
+    },
+    fd_prestat_dir_name: (fd, p, len) => { if (fd !== 3) return E.BADF; u8()[p] = 47; return 0; },
+    path_open: (dirfd, dirflags, path, pathLen, oflags, rb, ri, fdflags, out) => {
+      if (dirfd !== 3) return E.BADF;
+      if (oflags & (1 | 4 | 8)) return E.ROFS; // create, exclusive, truncate: the tree is read-only
+      const name = norm(td.decode(u8().subarray(path, path + pathLen)));
+      const file = tree.get(name);
+      if (!file && !isDir(name)) return E.NOENT;
+      if (file && (oflags & 2)) return E.NOTDIR;
+      const fd = nextFd++;
+      fds.set(fd, { file, path: name, pos: 0, dir: !file });
+      dv().setUint32(out, fd, true); return 0;
+    },
+    fd_close: (fd) => (fds.delete(fd) || fd <= 3 ? 0 : E.BADF),
+    fd_read: new WebAssembly.Suspending(async (fd, iovs, n, nread) => {
+      const f = fileOf(fd);
+      if (!f) return E.BADF;
+      const got = await readInto(f, iovs, n, f.pos);
+      f.pos += got; dv().setUint32(nread, got, true); return 0;
+    }),
+    fd_pread: new WebAssembly.Suspending(async (fd, iovs, n, off, nread) => {
+      const f = fileOf(fd);
+      if (!f) return E.BADF;
+      dv().setUint32(nread, await readInto(f, iovs, n, Number(off)), true); return 0;
+    }),
+    fd_seek: (fd, off, whence, out) => {
+      const f = fileOf(fd);
+      if (!f) return fd <= 2 ? E.SPIPE : E.BADF;
+      const base = whence === 0 ? 0 : whence === 1 ? f.pos : f.file.size;
+      const to = base + Number(off);
+      if (to < 0) return E.INVAL;
+      f.pos = to; dv().setBigUint64(out, BigInt(to), true); return 0;
+    },
+    fd_tell: (fd, out) => { const f = fileOf(fd); if (!f) return E.BADF; dv().setBigUint64(out, BigInt(f.pos), true); return 0; },
+    fd_fdstat_get: (fd, out) => {
+      u8().fill(0, out, out + 24);
+      if (fd <= 2) { u8()[out] = 2; return 0; } // character device
+      const f = fds.get(fd);
+      if (fd !== 3 && !f) return E.BADF;
+      u8()[out] = fd === 3 || f.dir ? 3 : 4;
+      dv().setBigUint64(out + 8, 0xffffffffffffffffn, true); dv().setBigUint64(out + 16, 0xffffffffffffffffn, true);
+      return 0;
+    },
     fd_fdstat_set_flags: () => 0,
-    fd_filestat_get: () => 8,
-    fd_prestat_get: () => 8,
-    fd_prestat_dir_name: () => 8,
-    path_open: () => 44, // ENOENT: the page has no file system
-    path_filestat_get: () => 44,
-    path_create_directory: () => 63, // EPERM
-    path_unlink_file: () => 44,
+    fd_filestat_get: (fd, buf) => {
+      const f = fds.get(fd);
+      if (fd === 3 || (f && f.dir)) { writeStat(buf, 0, true); return 0; }
+      if (!f) return E.BADF;
+      writeStat(buf, f.file.size, false); return 0;
+    },
+    path_filestat_get: (dirfd, flags, path, pathLen, buf) => {
+      if (dirfd !== 3) return E.BADF;
+      const name = norm(td.decode(u8().subarray(path, path + pathLen)));
+      const file = tree.get(name);
+      if (file) { writeStat(buf, file.size, false); return 0; }
+      if (isDir(name)) { writeStat(buf, 0, true); return 0; }
+      return E.NOENT;
+    },
+    fd_readdir: () => E.NOSYS,
+    path_create_directory: () => E.ROFS,
+    path_unlink_file: () => E.ROFS,
+    path_remove_directory: () => E.ROFS,
+    path_rename: () => E.ROFS,
     poll_oneoff: (i, o, n, nev) => { dv().setUint32(nev, 0, true); return 0; }, // sleeps return at once
     proc_exit: (code) => { throw new WgfuseError(`wgfuse.wasm exited with status ${code}`); },
     sched_yield: () => 0,
   };
-  const wasiProxy = new Proxy(wasi, { get: (t, k) => t[k] || (() => 52) }); // ENOSYS for the rest
+  const wasiProxy = new Proxy(wasi, { get: (t, k) => t[k] || (() => E.NOSYS) }); // the rest: ENOSYS
 
   const bytes = await (await fetch(wasmUrl)).arrayBuffer();
-  const { instance } = await WebAssembly.instantiate(bytes, { wgpu, wasi_snapshot_preview1: wasiProxy });
+    // generation streams its text through wgfw.text; wgfw.yield lets the page paint between
+  // tokens (cpu-ref never waits on the GPU, so nothing else would suspend it)
+  let onText = () => {};
+  const host = {
+    text: (p, n) => onText(td.decode(u8().slice(p, p + n))),
+    yield: new WebAssembly.Suspending(() => new Promise((r) => setTimeout(r, 0))),
+  };
+  const { instance } = await WebAssembly.instantiate(bytes, { wgpu, wasi_snapshot_preview1: wasiProxy, wgfw: host });
   ex = instance.exports; mem = ex.memory;
   ex._initialize();
 
@@ -512,5 +600,7 @@ export async function loadWgfuse(wasmUrl, { log = () => {}, stdout = null } = {}
     chain = p.catch(() => {});
     return p;
   };
-  return { call, exports: ex, memory: () => mem, alloc, free: (p) => ex.wgfw_free(p) };
+  // the files the C code can open: [{path: 'model/config.json', file: File}, ...]
+  const mount = (files) => { tree = new Map(files.map((f) => [norm(f.path), f.file])); };
+  return { call, mount, setOnText: (fn) => { onText = fn; }, exports: ex };
 }

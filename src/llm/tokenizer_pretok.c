@@ -176,12 +176,16 @@ enum wgf_status wgf__pretok_split(const struct wgf_tokenizer *t, const char *tex
 
     enum wgf_status      st = WGF_OK;
     pcre2_match_context *mc = pcre2_match_context_create(NULL);
-    pcre2_jit_stack     *js = pcre2_jit_stack_create(32 * 1024, JIT_STACK_MAX, NULL);
-    if (!mc || !js) st = wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory for the regex context");
+    /* a JIT stack only for JIT-compiled patterns (a PCRE2 without JIT, as in the wasm build,
+     * has none to give: the interpreter needs none) */
+    bool any_jit = false;
+    for (size_t r = 0; r < t->n_regex; r++) any_jit = any_jit || t->regex_jit[r];
+    pcre2_jit_stack *js = any_jit ? pcre2_jit_stack_create(32 * 1024, JIT_STACK_MAX, NULL) : NULL;
+    if (!mc || (any_jit && !js)) st = wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory for the regex context");
     if (!st) {
         pcre2_set_match_limit(mc, (uint32_t)limit);
         pcre2_set_heap_limit(mc, HEAP_LIMIT_KIB);
-        pcre2_jit_stack_assign(mc, NULL, js);
+        if (js) pcre2_jit_stack_assign(mc, NULL, js);
     }
     for (size_t r = 0; !st && r < t->n_regex; r++) {
         pcre2_match_data *md = pcre2_match_data_create_from_pattern(t->regex[r], NULL);

@@ -61,6 +61,34 @@ check(cliLines.length === GENS && cliLines.every((l, i) => nativeLines[i].starts
   '`wgfuse sim train` prints the same gen,best,mean as web_sim_trace');
 check(cli.some((l) => l.includes(`# population hash ${nativeHash}`)), `\`wgfuse sim train\`'s population hash is web_sim_trace's (${nativeHash})`);
 
+// the tiny generated models (random weights, a byte-level BPE tokenizer) and `wgfuse run`'s
+// greedy ids and logits for them
+const TMP = path.join(BUILD, 'test_tmp', 'web');
+fs.rmSync(TMP, { recursive: true, force: true }); fs.mkdirSync(TMP, { recursive: true });
+const MODELS = [
+  { name: 'hf', path: path.join(TMP, 'tiny_hf'), args: ['--arch', 'qwen2', '--format', 'hf'] },
+  { name: 'gguf', path: path.join(TMP, 'tiny.gguf'), args: ['--arch', 'llama', '--format', 'gguf'] },
+];
+const PROMPT = 'Hello world, the page speaks', NTOK = 12;
+function readNpy(file) { // float32 C-order (rows, cols)
+  const b = fs.readFileSync(file), hl = b.readUInt16LE(8), h = b.toString('latin1', 10, 10 + hl);
+  const [rows, cols] = h.match(/'shape': \((\d+), (\d+)\)/).slice(1).map(Number);
+  return { rows, cols, data: new Float32Array(b.buffer.slice(b.byteOffset + 10 + hl, b.byteOffset + 10 + hl + 4 * rows * cols)) };
+}
+const argmax = (a, off, n) => { let k = 0; for (let j = 1; j < n; j++) if (a[off + j] > a[off + k]) k = j; return k; };
+for (const m of MODELS) {
+  run(path.join(BUILD, 'wgfuse'), ['llm', 'make-test-model', ...m.args, '-o', m.path]);
+  const npy = path.join(TMP, `${m.name}.npy`);
+  run(path.join(BUILD, 'wgfuse'), ['run', '-m', m.path, '--no-template', '--temp', '0', '-p', PROMPT, '-n', String(NTOK),
+    '--backend', 'cpu-ref', '--logits-out', npy]);
+  const L = readNpy(npy);
+  // --logits-out holds every prompt row, then one per decode step: the last NTOK rows sampled the ids
+  m.rows = []; m.ids = [];
+  for (let r = L.rows - NTOK; r < L.rows; r++) { m.rows.push(L.data.subarray(r * L.cols, (r + 1) * L.cols)); m.ids.push(argmax(L.data, r * L.cols, L.cols)); }
+  m.vocab = L.cols;
+}
+fs.writeFileSync(path.join(TMP, 'corrupt.gguf'), Buffer.concat([Buffer.from('GGUF'), Buffer.from([3, 0, 0, 0]), Buffer.alloc(64, 0xff)]));
+
 // ---- the browser ---------------------------------------------------------------------------------
 const server = await serve(path.join(ROOT, 'web'));
 const url = `http://127.0.0.1:${server.address().port}/`;
@@ -102,6 +130,40 @@ try {
   check(us > 0 && us < 1e5, `dispatch overhead measured in the page: ${us} us per dispatch`);
   if (shotDir) { fs.mkdirSync(shotDir, { recursive: true }); await page.screenshot({ path: path.join(shotDir, 'web_cartpole.png'), fullPage: true }); }
 
+  // text generation: each tiny model, picked through the page's file inputs, on both backends
+  async function generate(pick, file, backend) {
+    await page.evaluate(() => { document.getElementById('llm-file').value = ''; document.getElementById('llm-dir').value = ''; });
+    await page.setInputFiles(pick, file);
+    await page.selectOption('#llm-backend', backend);
+    await page.fill('#llm-prompt', PROMPT); await page.fill('#llm-n', String(NTOK));
+    await page.evaluate(() => { document.getElementById('error').hidden = true; });
+    await page.click('#llm-run');
+    await until(page, () => ['done', 'error'].includes(document.getElementById('llm-out').dataset.state) || !document.getElementById('error').hidden);
+    return { err: await errorText(page), out: JSON.parse((await page.textContent('#llm-ids')) || '{}') };
+  }
+  for (const m of MODELS) for (const backend of ['cpu-ref', 'gpu']) {
+    const { err, out } = await generate(m.name === 'hf' ? '#llm-dir' : '#llm-file', m.path, backend);
+    if (!check(!err, `${m.name} model, ${backend}: generated without an error ${err}`)) continue;
+    check(JSON.stringify(out.ids) === JSON.stringify(m.ids),
+      `${m.name} model, ${backend}: greedy ids ${JSON.stringify(out.ids)} = \`wgfuse run\`'s ${JSON.stringify(m.ids)}`);
+    // logits against cpu-ref's (native): max |diff| / max |logit| over every row, within the
+    // plans' tolerance (tests/llm/test_forward_roles.c: 2e-2 with f16 weights; cpu-ref 1e-5)
+    let d = 0, mx = 0;
+    const rows = out.logits ? out.logits.length / m.vocab : 0, first = rows - NTOK; // the page's last NTOK rows too
+    if (first >= 0) m.rows.forEach((row, r) => row.forEach((v, j) => { d = Math.max(d, Math.abs(v - out.logits[(first + r) * m.vocab + j])); mx = Math.max(mx, Math.abs(v)); }));
+    const tol = backend === 'gpu' ? 2e-2 : 1e-5;
+    check(first >= 0 && d / mx <= tol,
+      `${m.name} model, ${backend}: logits within ${tol} of native cpu-ref's (max |diff| / max |logit| = ${(d / mx).toExponential(2)})`);
+  }
+  const rateText = await page.textContent('#llm-rate');
+  check(/tok\/s/.test(rateText), `the page shows tok/s: ${rateText}`);
+  if (shotDir) await page.screenshot({ path: path.join(shotDir, 'web_generation.png'), fullPage: true });
+
+  // bad input: a corrupt model file
+  const bad = await generate('#llm-file', path.join(TMP, 'corrupt.gguf'), 'cpu-ref');
+  check(/corrupt\.gguf/.test(bad.err) && bad.err.length < 400, `corrupt model file: "${bad.err}"`);
+  check(await page.evaluate(() => document.getElementById('llm-run').disabled === false), 'the page stays usable after the corrupt file');
+
   // bad input: a population the sim refuses
   await page.fill('#sim-pop', '1'); await page.click('#sim-run');
   await until(page, () => !document.getElementById('error').hidden, null, 30000);
@@ -118,6 +180,19 @@ try {
   const lowErr = await errorText(low);
   check(/maxComputeInvocationsPerWorkgroup is 128, needs 256/.test(lowErr), `adapter below the limits: "${lowErr}"`);
   await low.close();
+
+  // bad input: an adapter without what the gpu backend needs (10 storage buffers per stage)
+  const few = await open(() => {
+    for (const P of [GPUAdapter.prototype, GPUDevice.prototype]) {
+      const get = Object.getOwnPropertyDescriptor(P, 'limits').get;
+      Object.defineProperty(P, 'limits', { get() { const l = get.call(this), o = {}; for (const k in l) o[k] = l[k]; o.maxStorageBuffersPerShaderStage = 8; return o; } });
+    }
+  });
+  await few.setInputFiles('#llm-file', MODELS[1].path); await few.selectOption('#llm-backend', 'gpu'); await few.click('#llm-run');
+  await until(few, () => !document.getElementById('error').hidden, null, 60000);
+  const fewErr = await errorText(few);
+  check(/maxStorageBuffersPerShaderStage is 8, needs 10.*choose cpu-ref/.test(fewErr), `adapter without the gpu backend's storage buffers: "${fewErr}"`);
+  await few.close();
 
   // bad input: no WebGPU at all
   const nogpu = await open(() => { Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }); });

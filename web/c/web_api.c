@@ -15,7 +15,10 @@
 #include "sim_trace.h"
 #include "wgfuse/bench.h"
 #include "wgfuse/gpu.h"
+#include "wgfuse/llm.h"
+#include "wgfuse/llm_run.h"
 #include "wgfuse/sim.h"
+#include "wgfuse/tokenizer.h"
 
 #define WGFW_EXPORT(name) __attribute__((export_name(#name)))
 #define WGFW_SIMS 2
@@ -27,10 +30,17 @@ struct wgfw_run {
     uint64_t  ns;          /* time in generations (GPU work + readback), summed            */
 };
 
+/* the page's side of a generation: text as it streams, and a pause between tokens so the
+ * page paints (web/wgfuse.js, import module "wgfw"; yield suspends through JSPI) */
+__attribute__((import_module("wgfw"), import_name("text"))) void wgfw_host_text(const char *text, size_t len);
+__attribute__((import_module("wgfw"), import_name("yield"))) void wgfw_host_yield(void);
+
 /* the host state (like the CLI's): one page, one thread */
 static struct {
     wgf_ctx        *ctx;
     struct wgfw_run run[WGFW_SIMS];
+    struct wgf_llm_model *model;
+    struct wgf_tokenizer *tok;
     char           *reply;
     size_t          cap;
 } H;
@@ -226,4 +236,170 @@ WGFW_EXPORT(wgfw_sim_close)
 void wgfw_sim_close(int slot)
 {
     if (slot >= 0 && slot < WGFW_SIMS) run_close(&H.run[slot]);
+}
+
+/* ---- text generation ---------------------------------------------------------------------- */
+
+static void llm_close(void)
+{
+    wgf_tokenizer_free(H.tok);
+    wgf_llm_model_free(H.model);
+    H.tok   = NULL;
+    H.model = NULL;
+}
+
+/* Load a model the page mounted (web/wgfuse.js mount(): a HF directory or a .gguf file). */
+WGFW_EXPORT(wgfw_llm_load)
+const char *wgfw_llm_load(const char *path)
+{
+    llm_close();
+    struct wgf_err err = {0};
+    if (wgf_llm_model_load(path, &H.model, &err) != WGF_OK || wgf_llm_tokenizer_load(H.model, &H.tok, &err) != WGF_OK) {
+        llm_close();
+        return fail(err.msg);
+    }
+    if (!H.tok) {
+        llm_close();
+        return fail("the model has no tokenizer (tokenizer.json / tokenizer.ggml.*)");
+    }
+    const struct wgf_llm_config *c = &H.model->cfg;
+    return reply("{\"arch\":\"%s\",\"layers\":%d,\"dim\":%d,\"heads\":%d,\"kv_heads\":%d,\"vocab\":%d,\"ctx\":%d,"
+                 "\"dtype\":\"%s\",\"tokenizer_vocab\":%zu}",
+                 wgf_arch_str(c->arch), c->n_layers, c->dim, c->n_heads, c->n_kv_heads, c->vocab_size, c->max_seq_len,
+                 c->source_dtype, wgf_tokenizer_vocab_size(H.tok));
+}
+
+struct gen_ids {
+    int32_t *v;
+    size_t   n, cap;
+    float   *logits;     /* keep_logits: every row as evaluated (n_rows * n_vocab)            */
+    size_t   n_rows, rows_cap;
+    uint32_t n_vocab;
+};
+
+static int on_logits(void *user, const float *logits, uint32_t n, uint32_t n_vocab)
+{
+    struct gen_ids *g = user;
+    if (g->n_rows + n > g->rows_cap) {
+        size_t cap = 2 * (g->n_rows + n);
+        float *p   = realloc(g->logits, cap * n_vocab * sizeof *p);
+        if (!p) return 1;
+        g->logits = p, g->rows_cap = cap;
+    }
+    memcpy(g->logits + g->n_rows * n_vocab, logits, (size_t)n * n_vocab * sizeof *logits);
+    g->n_rows += n, g->n_vocab = n_vocab;
+    return 0;
+}
+
+static int on_token(void *user, int32_t id)
+{
+    struct gen_ids *g = user;
+    if (g->n == g->cap) {
+        size_t   cap = g->cap ? 2 * g->cap : 64;
+        int32_t *v   = realloc(g->v, cap * sizeof *v);
+        if (!v) return 1;
+        g->v = v, g->cap = cap;
+    }
+    g->v[g->n++] = id;
+    wgfw_host_yield();
+    return 0;
+}
+
+static int on_text(void *user, const char *text, size_t len)
+{
+    (void)user;
+    wgfw_host_text(text, len);
+    return 0;
+}
+
+/* append "[a,b,...]" of n ids to buf at *o */
+static void ids_json(char *buf, size_t cap, size_t *o, const int32_t *v, size_t n)
+{
+    *o += (size_t)snprintf(buf + *o, cap - *o, "[");
+    for (size_t i = 0; i < n && *o + 16 < cap; i++) *o += (size_t)snprintf(buf + *o, cap - *o, "%s%d", i ? "," : "", (int)v[i]);
+    if (*o + 2 < cap) *o += (size_t)snprintf(buf + *o, cap - *o, "]");
+}
+
+/* Greedy generation of up to n tokens from the raw prompt (BOS added when the tokenizer
+ * wants one; no chat template): `wgfuse run -m M --no-template --temp 0 -p P -n N`.
+ * backend "cpu-ref" or "gpu" (the roles plan, on the page's device). Text streams through
+ * wgfw.text as it comes. keep_logits: the reply also holds every logits row as evaluated
+ * (each prompt token's, then one per decode step, as `wgfuse run --logits-out`; for small
+ * models: the test compares them with cpu-ref's), refused above 1M floats. */
+WGFW_EXPORT(wgfw_llm_generate)
+const char *wgfw_llm_generate(const char *backend, const char *prompt, uint32_t n, int keep_logits)
+{
+    if (!H.model) return fail("no model loaded");
+    const struct wgf_llm_backend *proto = wgf_llm_backend_find(backend, NULL);
+    if (!proto) return fail("unknown backend (cpu-ref or gpu)");
+    bool gpu = strcmp(backend, "cpu-ref") != 0;
+    if (gpu && !H.ctx) return fail("no GPU context");
+    if (n < 1 || n > 65536) return fail("tokens to generate: 1..65536");
+    if (keep_logits && (uint64_t)H.model->cfg.vocab_size * (n + strlen(prompt) + 1) > (1u << 20))
+        return fail("keep_logits: more than 1M floats");
+    struct wgf_err         err = {0};
+    int32_t               *ids = NULL;
+    size_t                 n_ids = 0;
+    struct wgf_llm_backend be  = {0};
+    struct wgf_sampler     smp = {0};
+    struct gen_ids         out = {0};
+    const char            *r   = NULL;
+    const struct wgf_llm_config *c = &H.model->cfg;
+    if (wgf_tokenizer_encode_ex(H.tok, prompt, strlen(prompt), WGF_TOK_ADD_BOS, &ids, &n_ids, &err) != WGF_OK) goto fail;
+    if (n_ids == 0) {
+        wgf_fail(&err, WGF_ERR_ARG, "empty prompt (the tokenizer adds no BOS)");
+        goto fail;
+    }
+    uint32_t n_ctx = c->max_seq_len > 0 && c->max_seq_len < 4096 ? (uint32_t)c->max_seq_len : 4096;
+    if (n_ids > n_ctx) {
+        wgf_fail(&err, WGF_ERR_CONTEXT, "prompt of %zu tokens > ctx %u", n_ids, n_ctx);
+        goto fail;
+    }
+    struct wgf_llm_backend_options bo = {.n_ctx = n_ctx, .n_threads = 1, .gpu = gpu ? H.ctx : NULL};
+    if (wgf_llm_backend_open(&be, proto, H.model, &bo, &err) != WGF_OK) goto fail;
+    struct wgf_sampler_params sp = wgf_sampler_params_default();
+    sp.temperature               = 0;
+    if (wgf_sampler_init(&smp, &sp, be.n_vocab, &err) != WGF_OK) goto fail;
+    struct wgf_gen_params gp = wgf_gen_params_default();
+    gp.max_tokens            = n;
+    gp.all_logits            = keep_logits != 0; /* every prompt row too, as --logits-out */
+    for (int i = 0; i < c->n_eos && i < WGF_GEN_MAX_EOS; i++) gp.eos_ids[i] = c->eos_ids[i];
+    struct wgf_gen_callbacks cb = {.user = &out, .on_token = on_token, .on_text = on_text,
+                                   .on_logits = keep_logits ? on_logits : NULL};
+    struct wgf_gen_stats     st;
+    if (wgf_generate(&be, H.tok, &smp, &gp, ids, (uint32_t)n_ids, &cb, &st, &err) != WGF_OK) goto fail;
+    {
+        size_t cap = 256 + 12 * (n_ids + out.n) + 18 * out.n_rows * out.n_vocab, o = 0;
+        char  *buf = malloc(cap);
+        if (!buf) {
+            wgf_fail(&err, WGF_ERR_NOMEM, "out of memory for the reply");
+            goto fail;
+        }
+        o += (size_t)snprintf(buf, cap, "{\"backend\":\"%s\",\"prompt_ids\":", be.name);
+        ids_json(buf, cap, &o, ids, n_ids);
+        o += (size_t)snprintf(buf + o, cap - o, ",\"ids\":");
+        ids_json(buf, cap, &o, out.v, out.n);
+        if (out.n_rows) {
+            o += (size_t)snprintf(buf + o, cap - o, ",\"n_vocab\":%u,\"logits\":[", out.n_vocab);
+            for (size_t i = 0; i < out.n_rows * out.n_vocab && o + 20 < cap; i++)
+                o += (size_t)snprintf(buf + o, cap - o, "%s%.9g", i ? "," : "", (double)out.logits[i]);
+            o += (size_t)snprintf(buf + o, cap - o, "]");
+        }
+        snprintf(buf + o, cap - o, ",\"n_prompt\":%u,\"n_generated\":%u,\"prefill_tok_s\":%.4g,\"decode_tok_s\":%.4g,"
+                                   "\"ttft_s\":%.4g,\"stop\":\"%s\"}",
+                 st.n_prompt, st.n_generated, st.prefill_tok_s, st.decode_tok_s, st.ttft_s,
+                 st.stop_reason ? st.stop_reason : "-");
+        r = reply("%s", buf);
+        free(buf);
+    }
+    goto done;
+fail:
+    r = fail(err.msg);
+done:
+    free(ids);
+    free(out.v);
+    free(out.logits);
+    wgf_sampler_free(&smp);
+    wgf_llm_backend_close(&be);
+    return r;
 }
