@@ -15,8 +15,9 @@
 #     into third_party/chat_models/ (ignored by git): the chat-template fixtures' tokenizers
 #   - the browser build and its test (`make web`, `make test-web`): Debian's Chromium (its
 #     SwiftShader Vulkan driver runs the native side of the comparison too), wasi-libc +
-#     libclang-rt-14-dev-wasm32 + lld (C to wasm32), the Debian source packages of jansson and
-#     PCRE2 (`apt-get source`, a deb-src entry is added when none exists) into
+#     libclang-rt-14-dev-wasm32 + libc++-14-dev-wasm32 + lld (C and ICU's C++ to wasm32), the
+#     Debian source packages of jansson, PCRE2 and ICU (`apt-get source`, a deb-src entry is
+#     added when none exists) into
 #     third_party/src/, and playwright-core (npm, pinned in tests/web/package-lock.json)
 # Safe to run repeatedly: each step first checks whether its result is already there.
 set -euo pipefail
@@ -158,12 +159,12 @@ for entry in "${chat_pkgs[@]}"; do
 done
 # ---- 6. the browser build (web/) and its test (tests/web/) ------------------------------------
 if command -v apt-get >/dev/null 2>&1; then
-  apt_install chromium wasi-libc libclang-rt-14-dev-wasm32 lld dpkg-dev
+  apt_install chromium wasi-libc libclang-rt-14-dev-wasm32 libc++-14-dev-wasm32 libc++abi-14-dev-wasm32 lld dpkg-dev
   WEB_SRC="$ROOT/third_party/src"
-  for src in jansson pcre2; do
+  for src in jansson pcre2 icu; do
     ls -d "$WEB_SRC/$src"-[0-9]* >/dev/null 2>&1 && continue
     if ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
-      say "adding a deb-src entry for bookworm (apt-get source of jansson and PCRE2 for the wasm build)"
+      say "adding a deb-src entry for bookworm (apt-get source of jansson, PCRE2 and ICU for the wasm build)"
       printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
         | $SUDO tee /etc/apt/sources.list.d/wgfuse-src.sources >/dev/null
       APT_UPDATED=0
