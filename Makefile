@@ -1,7 +1,7 @@
 # wgfuse — the two commands a user needs:
 #   make run    install what is missing, build, run the main job (`wgfuse report`)
-#   make test   install what is missing, build, run every test (then the ASan+UBSan+LSan
-#               build and the TSan build of the whole suite)
+#   make test   install what is missing, build, run every test, the page in headless Chromium
+#               (test-web), then the ASan+UBSan+LSan build and the TSan build of the whole suite
 # Other targets: setup, build, test-fast (normal build only), test-sanitize, test-tsan, clean,
 #   web (web/wgfuse.wasm: the C core for the browser), test-web (the page in headless Chromium),
 #   fuzz (each libFuzzer target for FUZZ_SECONDS, default 60), fuzz-smoke (replay seeds and

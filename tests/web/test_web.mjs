@@ -36,7 +36,7 @@ const check = (ok, what) => { console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`); if
 const die = (msg) => { console.log(`FAIL ${msg}`); process.exit(1); };
 
 if (!fs.existsSync(CHROMIUM)) {
-  console.log('\n*** SKIP: the browser test needs Chromium at ' + CHROMIUM + ' (scripts/setup.sh installs it: apt-get install chromium) ***\n');
+  console.log(`\n*** SKIP test_web: no Chromium at ${CHROMIUM} (scripts/setup.sh installs it: apt-get install chromium) ***\n`);
   process.exit(77);
 }
 if (!fs.existsSync(path.join(ROOT, 'web/wgfuse.wasm'))) die('web/wgfuse.wasm is missing: run `make web`');
