@@ -1,14 +1,16 @@
 # wgfuse — the two commands a user needs:
 #   make run    install what is missing, build, run the main job (`wgfuse report`)
-#   make test   install what is missing, build, run every test (then the ASan+UBSan+LSan
-#               build and the TSan build of the whole suite)
+#   make test   install what is missing, build, run every test, the page in headless Chromium
+#               (test-web), then the ASan+UBSan+LSan build and the TSan build of the whole suite
 # Other targets: setup, build, test-fast (normal build only), test-sanitize, test-tsan, clean,
+#   web (web/wgfuse.wasm: the C core for the browser), test-web (the page in headless Chromium),
 #   fuzz (each libFuzzer target for FUZZ_SECONDS, default 60), fuzz-smoke (replay seeds and
 #   regressions only). See docs/reliability.md.
 
 BUILD        ?= build
 BUILD_ASAN   ?= build-asan
 BUILD_TSAN   ?= build-tsan
+BUILD_WEB    ?= build-web
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS  ?=
 export XDG_RUNTIME_DIR ?= /tmp/wgfuse-xdg-$(shell id -u)
@@ -18,7 +20,7 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_odr_violation=0:de
           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
           LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
-.PHONY: all setup build run test test-fast test-sanitize test-tsan clean fuzz fuzz-build fuzz-smoke
+.PHONY: all setup build run test test-fast test-sanitize test-tsan test-web web clean fuzz fuzz-build fuzz-smoke
 
 # ---- fuzzing (clang libFuzzer + ASan + UBSan; targets in fuzz/) -------------------------------
 # Limits (RELIABILITY.md): inputs up to 64 KiB (2 KiB for tokenize, whose cost is ~1.4 us per
@@ -69,10 +71,22 @@ test-tsan: setup
 	@cmake --build $(BUILD_TSAN) -j $(JOBS)
 	cd $(BUILD_TSAN) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest -j $(JOBS) --output-on-failure --timeout 1800
 
-test: test-fast test-sanitize test-tsan
+# The browser build: util, gpu, bench, sim, llm as web/wgfuse.wasm (clang for wasm32-wasi,
+# web/CMakeLists.txt); serve web/ with any static server (tests/web/serve.mjs) and open it.
+web: setup
+	@cmake -S web -B $(BUILD_WEB) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/wasm32-wasi.cmake >/dev/null
+	@cmake --build $(BUILD_WEB) -j $(JOBS)
+
+# The page in headless Chromium (WebGPU on SwiftShader) against the native build on the same
+# SwiftShader (tests/web/test_web.mjs). Exit 77 = skipped, only when Chromium is absent.
+test-web: build web
+	@cd tests/web && WGF_BUILD=$(CURDIR)/$(BUILD) node test_web.mjs; rc=$$?; \
+	  if [ $$rc -eq 77 ]; then echo "test-web: SKIPPED (no Chromium)"; else exit $$rc; fi
+
+test: test-fast test-web test-sanitize test-tsan
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_WEB)
 
 fuzz-build: setup
 	@CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWGF_FUZZ=ON -DWGF_BUILD_TESTS=OFF \

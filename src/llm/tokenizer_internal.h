@@ -93,6 +93,7 @@ struct wgf__pretok_step {
     struct pcre2_real_code_8 *re;
     uint8_t                   behavior; /* enum wgf__split_behavior                         */
     bool                      invert;   /* the pattern names the gaps: flip match / gap     */
+    bool                      jit;      /* JIT-compiled (matching needs a JIT stack)        */
 };
 
 /* Aho–Corasick automaton over the reversed added-token strings (tokenizer_added.c). Node 0

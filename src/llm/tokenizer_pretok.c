@@ -92,8 +92,8 @@ enum wgf_status wgf__pretok_add_split(struct wgf_tokenizer *t, const char *patte
                         (const char *)msg, (size_t)eo);
     }
     /* JIT is an optimization: when unavailable (or it fails) the interpreter runs. */
-    (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
-    t->pre[t->n_pre++] = (struct wgf__pretok_step){re, (uint8_t)behavior, invert};
+    bool jit           = pcre2_jit_compile(re, PCRE2_JIT_COMPLETE) == 0;
+    t->pre[t->n_pre++] = (struct wgf__pretok_step){re, (uint8_t)behavior, invert, jit};
     return WGF_OK;
 }
 
@@ -108,7 +108,7 @@ enum wgf_status wgf__pretok_add_prefix_space(struct wgf_tokenizer *t, const char
 {
     if (t->n_pre >= WGF__TOK_MAX_PRE)
         return wgf_fail(err, WGF_ERR_UNSUPPORTED, "%s: more than %d pre-tokenizer steps", src, WGF__TOK_MAX_PRE);
-    t->pre[t->n_pre++] = (struct wgf__pretok_step){NULL, WGF__SPLIT_ISOLATED, false};
+    t->pre[t->n_pre++] = (struct wgf__pretok_step){NULL, WGF__SPLIT_ISOLATED, false, false};
     return WGF_OK;
 }
 
@@ -334,12 +334,16 @@ enum wgf_status wgf__pretok_split(const struct wgf_tokenizer *t, const char *tex
     enum wgf_status      st   = WGF_OK;
     struct segs          segs = {0};
     pcre2_match_context *mc   = pcre2_match_context_create(NULL);
-    pcre2_jit_stack     *js   = pcre2_jit_stack_create(32 * 1024, JIT_STACK_MAX, NULL);
-    if (!mc || !js) st = wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory for the regex context");
+    /* a JIT stack only for JIT-compiled patterns (a PCRE2 without JIT, as in the wasm build,
+     * has none to give: the interpreter needs none) */
+    bool any_jit = false;
+    for (size_t r = 0; r < t->n_pre; r++) any_jit = any_jit || (t->pre[r].re && t->pre[r].jit);
+    pcre2_jit_stack *js = any_jit ? pcre2_jit_stack_create(32 * 1024, JIT_STACK_MAX, NULL) : NULL;
+    if (!mc || (any_jit && !js)) st = wgf_fail(err, WGF_ERR_NOMEM, "tokenizer: out of memory for the regex context");
     if (!st) {
         pcre2_set_match_limit(mc, (uint32_t)limit);
         pcre2_set_heap_limit(mc, HEAP_LIMIT_KIB);
-        pcre2_jit_stack_assign(mc, NULL, js);
+        if (js) pcre2_jit_stack_assign(mc, NULL, js);
     }
     for (size_t r = 0; !st && r < t->n_pre; r++) {
         const struct wgf__pretok_step *step = &t->pre[r];
