@@ -267,7 +267,7 @@ static enum wgf_status split_one(const struct wgf__pretok_step *step, const char
     case WGF__SPLIT_MERGED_NEXT: /* the same fold from the end, then back in order */
         for (size_t i = n; i-- > 0;) {
             struct seg e = v[i];
-            size_t     w = n - 1 - k; /* written from the top down: never past the unread v[i] */
+            size_t     w = k < n ? n - 1 - k : 0; /* from the top down, never past the unread v[i]; k == n: unused */
             if (e.match && !prev_match && k > 0) {
                 v[w + 1].len += v[w + 1].off - e.off;
                 v[w + 1].off = e.off;
