@@ -69,7 +69,7 @@ test-tsan: setup
 	@mkdir -p $(XDG_RUNTIME_DIR) && chmod 700 $(XDG_RUNTIME_DIR)
 	@CC=clang cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWGF_TSAN=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD_TSAN) -j $(JOBS)
-	cd $(BUILD_TSAN) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest -j $(JOBS) --output-on-failure --timeout 1800
+	cd $(BUILD_TSAN) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp ctest -j $(JOBS) --output-on-failure --timeout 1800
 
 # The browser build: util, gpu, bench, sim, llm as web/wgfuse.wasm (clang for wasm32-wasi,
 # web/CMakeLists.txt); serve web/ with any static server (tests/web/serve.mjs) and open it.

@@ -265,9 +265,9 @@ static enum wgf_status split_one(const struct wgf__pretok_step *step, const char
         }
         break;
     case WGF__SPLIT_MERGED_NEXT: /* the same fold from the end, then back in order */
-        for (size_t i = n; i-- > 0;) {
-            struct seg e = v[i];
-            size_t     w = k < n ? n - 1 - k : 0; /* from the top down, never past the unread v[i]; k == n: unused */
+        for (size_t i = n; i > 0; i--) { /* i > 0 first: no wrap past zero (-fsanitize=integer) */
+            struct seg e = v[i - 1];
+            size_t     w = n - 1 - k; /* from the top down: k <= n - i here, so w >= i - 1, never below the unread v[i - 1] */
             if (e.match && !prev_match && k > 0) {
                 v[w + 1].len += v[w + 1].off - e.off;
                 v[w + 1].off = e.off;
