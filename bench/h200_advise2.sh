@@ -5,8 +5,9 @@
 #   2. CartPole (pop POP, hidden 16) at episode lengths LENGTHS: every strategy (fused,
 #      fused-wide, chunked:10, chunked:50, per-step) x every evolve (split, thread, wide)
 #      measured (`sim bench`, GENS generations per submit), then predicted (`advise --sim`) with
-#      the episode steps the measurement's SIMD groups ran (its group_steps) and the same
-#      generations per submit;
+#      the episode steps the measurement's SIMD groups ran (its group_steps), its longest episode
+#      (longest_steps) and the same generations per submit; advise probes the kernels first
+#      (PROBE=--no-probe: the static model alone);
 #   3. Qwen2.5-0.5B shapes, f16 and f32: every plan predicted (`advise --shape`) and measured
 #      (`llm bench --plan all`: checked against cpu-ref, then timed), and `--plan auto`;
 #   4. the crossover batch B* per operation for SHAPES_BSTAR (default Qwen2.5-0.5B and 1.5B, f16
@@ -73,19 +74,21 @@ for L in $LENGTHS; do
   done
   # group steps of thread-per-genome strategies (fused's row) and of fused-wide (its own groups)
   for K in fused fused-wide; do
-    T=$("$PY" - "$OUT/sim_L${L}_split.json" "$K" <<'PYEOF'
+    read -r T M < <("$PY" - "$OUT/sim_L${L}_split.json" "$K" <<'PYEOF'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
     r = [x for x in d["results"] if x["strategy"] == sys.argv[2]]
-    print(max(1, round(r[0]["group_steps"])) if r else 0)
+    print(max(1, round(r[0]["group_steps"])), max(1, round(r[0].get("longest_steps", 0)))) if r else print(0, 0)
 except Exception:
-    print(0)
+    print(0, 0)
 PYEOF
 )
     [ "$T" -gt 0 ] 2>/dev/null || T=$L
+    [ "$M" -gt 1 ] 2>/dev/null || M=$L
+    # the kernels are probed at this population (advise's default; PROBE=--no-probe: the static model)
     step "advise_sim_L${L}_$K" "$WG" --quiet advise --sim cartpole --pop "$POP" --hidden 16 --steps "$L" \
-         --episode-steps "$T" --gens-per-submit "$GENS" --chunks 10,50 --json
+         --episode-steps "$T" --longest-steps "$M" --gens-per-submit "$GENS" --chunks 10,50 ${PROBE:-} --json
   done
 done
 echo "sims done at +$(( $(date +%s) - T0 )) s" >> "$OUT/status.txt"

@@ -296,6 +296,9 @@ struct wgf_sim_bench_result {
     double group_steps;          /* the mean over SIMD groups (a subgroup's genomes) of the
                                     longest episode in the group: the steps a group runs,
                                     what the advisor's episode_steps means                 */
+    double longest_steps;        /* the longest episode of the population (a dispatch whose
+                                    workgroups all run at once lasts as long as it): the
+                                    advisor's longest_steps                                */
     double ref_tolerance;
     /* GPU timestamps of generations recorded as three passes (reset | episode | evolve),
      * milliseconds, medians of profile_reps generations; -1 where the device has no

@@ -27,6 +27,11 @@ struct wgf_sim_plan_prediction {
     enum wgf_sim_evolve        evolve;
     char                       skipped[WGF_ERR_MSG_MAX]; /* "" or why it cannot run here     */
     struct wgf_cost_prediction pred;     /* per generation                                    */
+    /* probed rows (a probe given, wgf_sim_probe_run): the measured kernels composed; pred's
+     * total_us is their sum, its bound_us[DISPATCH] the host part, [CHAIN] the episode,
+     * [SERIAL] reset + evolve (bytes, FLOPs and dispatches stay the listing's) */
+    bool                       probed;
+    double                     host_us, episode_us, evolve_us; /* reset counted in evolve_us */
 };
 
 struct wgf_sim_advice {
@@ -37,8 +42,36 @@ struct wgf_sim_advice {
     char                           reason[400]; /* one sentence: what and why                 */
 };
 
+/* The GPU time of each kernel a generation can run, measured once on this device at one
+ * population (wgf_sim_probe_run, src/sim/sim_probe.c says how): with it the advisor predicts
+ * a generation as  sum over its dispatches of their GPU time + dispatches x host_us +
+ * submit_us / generations per submit,  a dispatch of the thread-per-genome episode kernel
+ * running r steps costing chunk_us + (r - 1) step_us, fused-wide's wide_us + r wide_step_us.
+ * Host and GPU add up: a submit's dispatches are all recorded before the GPU starts them. */
+struct wgf_sim_probe {
+    bool   ok;
+    bool   resident;       /* the population's workgroups run at once (a GPU): a dispatch lasts
+                              as long as its longest episode; false (a CPU adapter): they run
+                              in waves and each SIMD group pays for its own steps             */
+    double reset_us;       /* the reset dispatch                                              */
+    double chunk_us;       /* an episode dispatch of one step (per-step kernel, in a pass of
+                              several; a workload without steps: its evaluation dispatch)    */
+    double step_us;        /* each further step of a thread-per-genome episode dispatch       */
+    double wide_us, wide_step_us; /* fused-wide: its dispatch of r steps                      */
+    double evolve_us[3];   /* [enum wgf_sim_evolve]: thread, wide, split; -1: cannot run here */
+    double host_us;        /* per dispatch on the host: recording, validation, submit         */
+    double submit_us;      /* per submit: submit and wait                                     */
+    double seconds;        /* what the probe took                                             */
+};
+/* Probe base's workload (its pop, hidden, GA settings; strategy, evolve and max_steps are the
+ * probe's) on ctx. WGF_ERR_UNSUPPORTED when the device has no timestamp-query. */
+enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *base, struct wgf_sim_probe *out,
+                                  struct wgf_err *err);
+
 struct wgf_sim_advise_options {
     uint32_t episode_steps;   /* steps one SIMD group runs per episode; 0: the episode limit   */
+    uint32_t longest_steps;   /* the population's longest episode; 0: the episode limit        */
+    const struct wgf_sim_probe *probe; /* measured kernels (NULL or !ok: the static model)     */
     uint32_t gens_per_submit; /* generations recorded per submit (the schedule's length); 0: 1 */
     const int *chunks;        /* chunked:K candidates; NULL: 10 and 50                          */
     int        n_chunks;

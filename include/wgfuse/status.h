@@ -54,6 +54,11 @@ enum wgf_status wgf_fail(struct wgf_err *e, enum wgf_status s, const char *fmt, 
 #endif
     ;
 
+/* Make s one line in place: each newline or carriage return becomes a space (what wgf_fail
+ * does to its message; for messages built elsewhere that quote input, e.g. a parser's
+ * "near '...'" snippet). */
+void wgf_one_line(char *s);
+
 /* Prefix the message already in *e with "<prefix>: " (adds context while unwinding). */
 enum wgf_status wgf_err_prefix(struct wgf_err *e, const char *fmt, ...)
 #if defined(__GNUC__)

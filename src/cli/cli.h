@@ -136,7 +136,11 @@ int wgf_cli_sim_auto(wgf_ctx *ctx, struct wgf_sim_config *cfg, bool autotune);
 /* `advise --table` (cli_advise_table.c): the article's decision table measured and predicted
  * on ctx; quick: small sizes (also on CPU adapters). Prints; returns 0, or 1 when a row could
  * not be measured (the row says why). */
-int wgf_cli_advise_table(wgf_ctx *ctx, const struct wgf_calibration *cal, bool quick, bool json);
+/* probe: time the simulation's kernels here (sim_advise.h), when cal describes this adapter. */
+int wgf_cli_advise_table(wgf_ctx *ctx, const struct wgf_calibration *cal, bool quick, bool json, bool probe);
+/* The calibration wgf_cli_calibration reads for `file` describes this adapter (it is the cache's,
+ * not a --calibration FILE or $WGFUSE_CALIBRATION): what the simulation probe may add to. */
+bool wgf_cli_calibration_local(const char *file);
 
 /* A conversation from the command line (cli_llm.c): --messages FILE.json, or --system +
  * the prompt; --chat-template FILE / --chat-template-name N choose the template;

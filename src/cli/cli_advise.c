@@ -45,6 +45,12 @@ int wgf_cli_calibration(wgf_ctx *ctx, const char *file, bool recalibrate, bool q
     return 0;
 }
 
+bool wgf_cli_calibration_local(const char *file)
+{
+    const char *env = getenv("WGFUSE_CALIBRATION");
+    return !(file && *file) && !(env && *env);
+}
+
 /* GPU ms of one greedy decode step of plan (its step_time: whole steps in timed passes) */
 static enum wgf_status time_plan(const char *plan, const struct wgf_llm_model *m, const struct wgf_llm_backend_options *bo,
                                  double *ms, struct wgf_err *err)
@@ -126,9 +132,14 @@ int wgf_cli_sim_auto(wgf_ctx *ctx, struct wgf_sim_config *cfg, bool autotune)
 {
     struct wgf_calibration cal;
     if (wgf_cli_calibration(ctx, NULL, false, false, &cal)) return 1;
-    struct wgf_sim_advise_options o = {.gens_per_submit = 10, .evolve_fixed = cfg->evolve != WGF_SIM_EVOLVE_AUTO};
-    struct wgf_sim_advice        *a = malloc(sizeof *a);
-    struct wgf_err                err = {0};
+    struct wgf_err       err   = {0};
+    struct wgf_sim_probe probe = {0}; /* the kernels timed once here; without timestamps: static */
+    if (wgf_cli_calibration_local(NULL) && wgf_sim_probe_run(ctx, cfg, &probe, &err) != WGF_OK && !wgf_cli.quiet)
+        fprintf(stderr, "--strategy auto: no kernel probe (%s): the static model\n", err.msg);
+    err = (struct wgf_err){0};
+    struct wgf_sim_advise_options o = {
+        .gens_per_submit = 10, .evolve_fixed = cfg->evolve != WGF_SIM_EVOLVE_AUTO, .probe = &probe};
+    struct wgf_sim_advice *a = malloc(sizeof *a);
     if (!a || wgf_sim_advise(ctx, cfg, &cal.dev, &o, a, &err) || a->best < 0) {
         wgf_cli_error("--strategy auto: %s", !a ? "out of memory" : err.msg[0] ? err.msg : a->reason);
         free(a);

@@ -31,7 +31,7 @@ struct table_row {
 
 /* one sim configuration: measured ms/generation (sim bench, 3 generations per submit, median
  * of 3) and the steps its SIMD groups ran; then predicted with those steps */
-static enum wgf_status sim_cell(wgf_ctx *ctx, const struct wgf_device_cost *dev, struct wgf_sim_config c, double *pred,
+static enum wgf_status sim_cell(wgf_ctx *ctx, const struct wgf_device_cost *dev, bool probe_here, struct wgf_sim_config c, double *pred,
                                 double *meas, struct wgf_err *err)
 {
     wgf_sim                    *sim = NULL;
@@ -40,9 +40,14 @@ static enum wgf_status sim_cell(wgf_ctx *ctx, const struct wgf_device_cost *dev,
     if (!s) s = wgf_sim_bench_run(sim, 3, 3, &r, err);
     wgf_sim_free(sim);
     if (s) return s;
-    *meas                           = r.gen_per_s_noreadback > 0 ? 1e3 / r.gen_per_s_noreadback : 0;
-    struct wgf_sim_advise_options o = {.episode_steps = (uint32_t)(r.group_steps + 0.5), .gens_per_submit = 3,
-                                       .evolve_fixed = true};
+    *meas = r.gen_per_s_noreadback > 0 ? 1e3 / r.gen_per_s_noreadback : 0;
+    struct wgf_sim_probe probe = {0}; /* the kernels timed here (none without timestamps: static) */
+    if (probe_here && wgf_sim_probe_run(ctx, &c, &probe, err) != WGF_OK) *err = (struct wgf_err){0};
+    struct wgf_sim_advise_options o = {.episode_steps = (uint32_t)(r.group_steps + 0.5),
+                                       .longest_steps = (uint32_t)(r.longest_steps + 0.5),
+                                       .gens_per_submit = 3,
+                                       .evolve_fixed  = true,
+                                       .probe         = &probe};
     struct wgf_sim_advice        *a = malloc(sizeof *a);
     if (!a) return wgf_fail(err, WGF_ERR_NOMEM, "advise table");
     s = wgf_sim_advise(ctx, &c, dev, &o, a, err);
@@ -92,7 +97,7 @@ static enum wgf_status llm_cells(wgf_ctx *ctx, const struct wgf_device_cost *dev
     return s;
 }
 
-int wgf_cli_advise_table(wgf_ctx *ctx, const struct wgf_calibration *cal, bool quick, bool json)
+int wgf_cli_advise_table(wgf_ctx *ctx, const struct wgf_calibration *cal, bool quick, bool json, bool probe)
 {
     quick = quick || !strcmp(wgf_ctx_adapter(ctx)->type, "cpu");
     struct table_row rows[4] = {
@@ -108,7 +113,7 @@ int wgf_cli_advise_table(wgf_ctx *ctx, const struct wgf_calibration *cal, bool q
         struct wgf_sim_config c = wgf_sim_config_default(WGF_SIM_CARTPOLE);
         c.pop = quick ? 256 : 4096, c.max_steps = quick ? 100 : 500, c.hidden = 16, c.ga.elites = c.pop / 64;
         c.strategy = k ? WGF_SIM_PER_STEP : WGF_SIM_FUSED, c.evolve = WGF_SIM_EVOLVE_SPLIT;
-        if (sim_cell(ctx, &cal->dev, c, k ? &rows[0].pred_slow_ms : &rows[0].pred_fast_ms,
+        if (sim_cell(ctx, &cal->dev, probe, c, k ? &rows[0].pred_slow_ms : &rows[0].pred_fast_ms,
                      k ? &rows[0].meas_slow_ms : &rows[0].meas_fast_ms, &e)) {
             snprintf(rows[0].error, sizeof rows[0].error, "%s", e.msg);
             break;
@@ -120,7 +125,7 @@ int wgf_cli_advise_table(wgf_ctx *ctx, const struct wgf_calibration *cal, bool q
         struct wgf_sim_config c = wgf_sim_config_default(WGF_SIM_RASTRIGIN);
         c.pop = quick ? 512 : 4096, c.dim = quick ? 200 : 2000, c.ga.elites = c.pop / 64;
         c.evolve = k ? WGF_SIM_EVOLVE_THREAD : WGF_SIM_EVOLVE_SPLIT;
-        if (sim_cell(ctx, &cal->dev, c, k ? &rows[2].pred_slow_ms : &rows[2].pred_fast_ms,
+        if (sim_cell(ctx, &cal->dev, probe, c, k ? &rows[2].pred_slow_ms : &rows[2].pred_fast_ms,
                      k ? &rows[2].meas_slow_ms : &rows[2].meas_fast_ms, &e)) {
             snprintf(rows[2].error, sizeof rows[2].error, "%s", e.msg);
             break;

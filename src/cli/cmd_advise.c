@@ -19,8 +19,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: wgfuse advise --calibrate [--quick] [--json]\n"
             "       wgfuse advise (--llm MODEL | --shape NAME) [--weights f16|f32|TYPE] [--no-subgroups] [--batch B]\n"
-            "       wgfuse advise --sim ENV --steps L --pop P [--hidden H] [--episode-steps T] [--chunks K,K,..]\n"
-            "                     [--gens-per-submit G]\n"
+            "       wgfuse advise --sim ENV --steps L --pop P [--hidden H] [--episode-steps T] [--longest-steps M]\n"
+            "                     [--chunks K,K,..] [--gens-per-submit G] [--no-probe]\n"
             "       wgfuse advise --table [--quick] [--json]\n"
             "  every form also: [--calibration FILE] [--recalibrate] [--quick] [--json]\n"
             "  --calibrate: measure this adapter (per-dispatch cost by recording mode and by replayed\n"
@@ -39,7 +39,11 @@ static void usage(FILE *f)
             "  fused-wide, chunked:K for --chunks (10,50), per-step) x GA evolve (split, thread, wide)\n"
             "  built and its generation's dispatches predicted; --episode-steps T: the steps a SIMD group\n"
             "  runs per episode (default L: a trained population; `sim bench` reports group_steps);\n"
-            "  --gens-per-submit G: generations recorded per submit (10, as sim bench).\n"
+            "  --longest-steps M: the population's longest episode (default L; sim bench's longest_steps);\n"
+            "  --gens-per-submit G: generations recorded per submit (10, as sim bench). The kernels are\n"
+            "  first timed once on this device at this population (the probe: a second or two; GPU\n"
+            "  timestamps) and every plan is composed from them; --no-probe, a --calibration FILE (another\n"
+            "  device) or no timestamps: the static model from the calibration alone.\n"
             "  --table: the article's decision table, each rule predicted and measured on this device.\n"
             "  The calibration comes from the cache (measured first when missing or unusable), or from\n"
             "  --calibration FILE (or $WGFUSE_CALIBRATION): a device description for any adapter.\n"
@@ -170,8 +174,18 @@ static void print_advice(const char *name, const struct wgf_calibration *c, cons
     json_decref(crossovers(c, a, batch, true));
 }
 
+static json_t *probe_json(const struct wgf_sim_probe *p)
+{
+    if (!p->ok) return json_null();
+    return json_pack("{s:b, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "resident", p->resident, "reset_us",
+                     p->reset_us, "chunk_us", p->chunk_us, "step_us", p->step_us, "wide_us", p->wide_us, "wide_step_us",
+                     p->wide_step_us, "evolve_thread_us", p->evolve_us[WGF_SIM_EVOLVE_THREAD], "evolve_wide_us",
+                     p->evolve_us[WGF_SIM_EVOLVE_WIDE], "evolve_split_us", p->evolve_us[WGF_SIM_EVOLVE_SPLIT],
+                     "host_us", p->host_us, "submit_us", p->submit_us, "seconds", p->seconds);
+}
+
 static void print_sim(const char *name, const struct wgf_sim_config *cfg, uint32_t T, const struct wgf_calibration *c,
-                      const struct wgf_sim_advice *a, bool json)
+                      const struct wgf_sim_probe *probe, const struct wgf_sim_advice *a, bool json)
 {
     if (json) {
         json_t *rows = json_array();
@@ -179,8 +193,7 @@ static void print_sim(const char *name, const struct wgf_sim_config *cfg, uint32
             const struct wgf_sim_plan_prediction *r = &a->row[i];
             char                                  spec[24];
             wgf_sim_strategy_spec(r->strategy, r->chunk, spec, sizeof spec);
-            json_array_append_new(
-                rows, json_pack("{s:s, s:s, s:s, s:o, s:i, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "plan", r->name,
+            json_t *row = json_pack("{s:s, s:s, s:s, s:o, s:i, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "plan", r->name,
                                 "strategy", spec, "evolve", wgf_sim_evolve_name(r->evolve), "skipped",
                                 r->skipped[0] ? json_string(r->skipped) : json_false(), "dispatches",
                                 (int)r->pred.dispatches, "bytes", (json_int_t)r->pred.bytes, "flops",
@@ -188,7 +201,16 @@ static void print_sim(const char *name, const struct wgf_sim_config *cfg, uint32
                                 "dispatch_bound_share", wgf_cost_dispatch_share(&r->pred), "bytes_bound_ms",
                                 r->pred.bound_us[WGF_BOUND_BYTES] * 1e-3, "flops_bound_ms",
                                 r->pred.bound_us[WGF_BOUND_FLOPS] * 1e-3, "serial_bound_ms",
-                                r->pred.bound_us[WGF_BOUND_SERIAL] * 1e-3, "dispatch_us", r->pred.dispatch_us));
+                                r->pred.bound_us[WGF_BOUND_SERIAL] * 1e-3, "dispatch_us", r->pred.dispatch_us);
+            if (row) {
+                json_object_set_new(row, "model", json_string(r->probed ? "probe" : "static"));
+                if (r->probed) {
+                    json_object_set_new(row, "episode_ms", json_real(r->episode_us * 1e-3));
+                    json_object_set_new(row, "reset_evolve_ms", json_real(r->evolve_us * 1e-3));
+                    json_object_set_new(row, "host_ms", json_real(r->host_us * 1e-3));
+                }
+                json_array_append_new(rows, row);
+            }
         }
         const struct wgf_sim_plan_prediction *b = a->best >= 0 ? &a->row[a->best] : NULL;
         char                                  spec[24] = "";
@@ -198,6 +220,7 @@ static void print_sim(const char *name, const struct wgf_sim_config *cfg, uint32
                                  (int)T, "adapter", c->adapter, "plans", rows, "recommended", b ? b->name : "",
                                  "recommended_strategy", spec, "recommended_evolve",
                                  b ? wgf_sim_evolve_name(b->evolve) : "", "reason", a->reason);
+        if (root) json_object_set_new(root, "probe", probe_json(probe));
         char *text = root ? json_dumps(root, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
         if (text) printf("%s\n", text);
         free(text);
@@ -206,6 +229,12 @@ static void print_sim(const char *name, const struct wgf_sim_config *cfg, uint32
     }
     printf("sim %s, population %d, episodes of %d steps (%u run per SIMD group), on %s\n", name, cfg->pop,
            cfg->max_steps, T, c->adapter);
+    if (probe->ok)
+        printf("kernels measured (us): reset %.2f, episode dispatch %.2f + %.3f per step, fused-wide %.2f + %.3f per "
+               "step, evolve split %.2f thread %.2f wide %.2f; host %.2f per dispatch + %.2f per submit\n",
+               probe->reset_us, probe->chunk_us, probe->step_us, probe->wide_us, probe->wide_step_us,
+               probe->evolve_us[WGF_SIM_EVOLVE_SPLIT], probe->evolve_us[WGF_SIM_EVOLVE_THREAD],
+               probe->evolve_us[WGF_SIM_EVOLVE_WIDE], probe->host_us, probe->submit_us);
     printf("%-22s %10s %12s %14s %10s\n", "strategy/evolve", "dispatches", "MFLOP", "predicted ms", "dispatch%");
     for (uint32_t i = 0; i < a->n; i++) {
         const struct wgf_sim_plan_prediction *r = &a->row[i];
@@ -229,9 +258,9 @@ static bool parse_u32(const char *flag, const char *v, long lo, long hi, uint32_
 
 int wgf_cmd_advise(int argc, char **argv)
 {
-    bool                   calibrate = false, recal = false, quick = false, json = false, table = false;
+    bool                   calibrate = false, recal = false, quick = false, json = false, table = false, no_probe = false;
     const char            *model = NULL, *shape = NULL, *file = NULL, *simw = NULL, *chunks = NULL;
-    uint32_t               steps = 0, pop = 4096, hidden = 0, ep_steps = 0, batch = 1, gps = 10;
+    uint32_t               steps = 0, pop = 4096, hidden = 0, ep_steps = 0, longest = 0, batch = 1, gps = 10;
     struct wgf_cli_backend bk = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -254,6 +283,7 @@ int wgf_cmd_advise(int argc, char **argv)
         else if (!strcmp(a, "--quick")) quick = true;
         else if (!strcmp(a, "--json")) json = true;
         else if (!strcmp(a, "--table")) table = true;
+        else if (!strcmp(a, "--no-probe")) no_probe = true;
         else if (!strcmp(a, "--llm") || !strcmp(a, "--shape") || !strcmp(a, "--calibration") || !strcmp(a, "--sim") ||
                  !strcmp(a, "--chunks")) {
             if (!(v = wgf_cli_flag_value(argc, argv, &i))) return 2;
@@ -263,12 +293,14 @@ int wgf_cmd_advise(int argc, char **argv)
               : !strcmp(a, "--chunks") ? &chunks
                                       : &file) = v;
         } else if (!strcmp(a, "--steps") || !strcmp(a, "--pop") || !strcmp(a, "--hidden") ||
-                   !strcmp(a, "--episode-steps") || !strcmp(a, "--batch") || !strcmp(a, "--gens-per-submit")) {
+                   !strcmp(a, "--episode-steps") || !strcmp(a, "--longest-steps") || !strcmp(a, "--batch") ||
+                   !strcmp(a, "--gens-per-submit")) {
             if (!(v = wgf_cli_flag_value(argc, argv, &i))) return 2;
             bool ok = !strcmp(a, "--steps")           ? parse_u32(a, v, 1, 1000000, &steps)
                       : !strcmp(a, "--pop")           ? parse_u32(a, v, 2, 4000000, &pop)
                       : !strcmp(a, "--hidden")        ? parse_u32(a, v, 1, 64, &hidden)
                       : !strcmp(a, "--episode-steps") ? parse_u32(a, v, 1, 1000000, &ep_steps)
+                      : !strcmp(a, "--longest-steps") ? parse_u32(a, v, 1, 1000000, &longest)
                       : !strcmp(a, "--batch")         ? parse_u32(a, v, 1, 1000000, &batch)
                                                       : parse_u32(a, v, 1, 100000, &gps);
             if (!ok) return 2;
@@ -343,7 +375,17 @@ int wgf_cmd_advise(int argc, char **argv)
         }
     }
     if (!rc && simw) {
+        /* the probe measures this adapter: not for a description of another (--calibration) */
+        struct wgf_sim_probe probe = {0};
+        if (!no_probe && wgf_cli_calibration_local(file)) {
+            if (wgf_sim_probe_run(ctx, &sc, &probe, &err) == WGF_OK) {
+                if (!wgf_cli.quiet) fprintf(stderr, "advise: kernels probed on this device in %.2f s\n", probe.seconds);
+            } else if (!wgf_cli.quiet)
+                fprintf(stderr, "advise: no kernel probe (%s): the static model\n", err.msg);
+        }
         struct wgf_sim_advise_options o = {.episode_steps   = ep_steps,
+                                           .longest_steps   = longest,
+                                           .probe           = &probe,
                                            .gens_per_submit = gps,
                                            .chunks          = n_chunks ? chunk_v : NULL,
                                            .n_chunks        = n_chunks};
@@ -359,12 +401,12 @@ int wgf_cmd_advise(int argc, char **argv)
             if (sc.max_steps <= 0) sc.max_steps = wi->max_steps;
             if (sc.hidden <= 0) sc.hidden = wi->hidden;
             uint32_t T = ep_steps && ep_steps < (uint32_t)sc.max_steps ? ep_steps : (uint32_t)sc.max_steps;
-            print_sim(simw, &sc, T, &cal, a, json);
+            print_sim(simw, &sc, T, &cal, &probe, a, json);
             rc = a->best < 0;
         }
         free(a);
     }
-    if (!rc && table) rc = wgf_cli_advise_table(ctx, &cal, quick, json);
+    if (!rc && table) rc = wgf_cli_advise_table(ctx, &cal, quick, json, wgf_cli_calibration_local(file));
     wgf_llm_model_free(m);
     wgf_ctx_free(ctx);
     return rc;

@@ -81,7 +81,7 @@ int wgf_cmd_report(int argc, char **argv)
         printf("\n-- the decision table, predicted and measured here (wgfuse advise --table --quick) --\n");
         fflush(stdout);
         struct wgf_calibration cal;
-        if (wgf_cli_calibration(ctx, NULL, false, true, &cal) || wgf_cli_advise_table(ctx, &cal, true, false)) rc = 1;
+        if (wgf_cli_calibration(ctx, NULL, false, true, &cal) || wgf_cli_advise_table(ctx, &cal, true, false, wgf_cli_calibration_local(NULL))) rc = 1;
     }
     wgf_ctx_free(ctx);
     printf("\nreport: %s\n", rc == 0 ? "OK" : "FAILED");

@@ -34,6 +34,7 @@ int serve_error_set(struct serve_error *e, int http, const char *param, const ch
     va_start(ap, fmt);
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
+    wgf_one_line(e->msg); /* a quoted snippet of the body (jansson's "near '...'") may hold one */
     return -1;
 }
 

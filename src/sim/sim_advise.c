@@ -1,8 +1,10 @@
 /* wgfuse sim — the advisor over the strategies (include/wgfuse/sim_advise.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/sim_internal.h"
 #include "wgfuse/sim_advise.h"
 
 void wgf_sim_strategy_spec(enum wgf_sim_strategy s, int chunk, char *buf, size_t cap)
@@ -39,7 +41,12 @@ void wgf_sim_advice_choose(struct wgf_sim_advice *a)
     if (a->second >= 0 && n > 0 && (size_t)n < sizeof a->reason)
         n += snprintf(a->reason + n, sizeof a->reason - (size_t)n, ", %.2fx faster than %s",
                       a->row[a->second].pred.total_us / p->total_us, a->row[a->second].name);
-    if (n > 0 && (size_t)n < sizeof a->reason)
+    if (n > 0 && (size_t)n < sizeof a->reason && b->probed)
+        n += snprintf(a->reason + n, sizeof a->reason - (size_t)n,
+                      " (%u dispatches per generation; measured kernels: episode %.4f ms, reset + evolve %.4f ms, "
+                      "host %.4f ms",
+                      p->dispatches, b->episode_us * 1e-3, b->evolve_us * 1e-3, b->host_us * 1e-3);
+    else if (n > 0 && (size_t)n < sizeof a->reason)
         n += snprintf(a->reason + n, sizeof a->reason - (size_t)n,
                       " (%u dispatches per generation, %.0f%% of its time dispatch-bound, mostly %s-bound",
                       p->dispatches, 100.0 * wgf_cost_dispatch_share(p), wgf_cost_bound_name((enum wgf_cost_bound)bound));
@@ -47,6 +54,42 @@ void wgf_sim_advice_choose(struct wgf_sim_advice *a)
         n += snprintf(a->reason + n, sizeof a->reason - (size_t)n, "; %s runs %u dispatches, %.2fx the time", ps->name,
                       ps->pred.dispatches, ps->pred.total_us / p->total_us);
     if (n > 0 && (size_t)n < sizeof a->reason) snprintf(a->reason + n, sizeof a->reason - (size_t)n, ")");
+}
+
+/* The probe's composition (sim_advise.h): every dispatch of a generation at its measured
+ * GPU time, plus the host's part. The steps an episode dispatch lasts: the population's
+ * longest episode where its workgroups run at once (a GPU), else the SIMD groups' mean. */
+static void compose(const wgf_sim *sim, const struct wgf_sim_probe *p, const struct wgf_sim_advise_options *o,
+                    struct wgf_sim_plan_prediction *row)
+{
+    const struct wgf_sim_config        *c  = &sim->cfg;
+    const struct wgf_sim_workload_info *wi = wgf_sim_workload_info(c->workload);
+    double L  = c->max_steps;
+    double T  = o->episode_steps && o->episode_steps < L ? o->episode_steps : L;
+    double Lg = o->longest_steps && o->longest_steps < L ? o->longest_steps : L;
+    double Te = p->resident ? (Lg > T ? Lg : T) : T;
+    double ep = 0;
+    if (!wi->sequential) ep = p->chunk_us;
+    else if (c->strategy == WGF_SIM_FUSED_WIDE) ep = p->wide_us + Te * p->wide_step_us;
+    else {
+        double K    = ceil(L / sim->n_chunks);
+        double dead = fmax(0, p->chunk_us - p->step_us); /* a chunk after every episode ended */
+        for (int ch = 0; ch < sim->n_chunks; ch++) {
+            double r = fmin(K, fmax(0, Te - ch * K));
+            ep += r >= 1 ? p->chunk_us + (r - 1) * p->step_us : dead;
+        }
+    }
+    double evolve = p->evolve_us[c->evolve] > 0 ? p->evolve_us[c->evolve] : 0;
+    double gps    = o->gens_per_submit ? o->gens_per_submit : 1;
+    row->probed     = true;
+    row->episode_us = ep;
+    row->evolve_us  = evolve + (sim->reset ? p->reset_us : 0);
+    row->host_us    = row->pred.dispatches * p->host_us + p->submit_us / gps;
+    for (int b = 0; b < WGF_BOUND_COUNT; b++) row->pred.bound_us[b] = 0;
+    row->pred.bound_us[WGF_BOUND_DISPATCH] = row->host_us;
+    row->pred.bound_us[WGF_BOUND_CHAIN]    = ep;
+    row->pred.bound_us[WGF_BOUND_SERIAL]   = row->evolve_us;
+    row->pred.total_us                     = row->host_us + ep + row->evolve_us;
 }
 
 static enum wgf_status predict(wgf_ctx *ctx, const struct wgf_sim_config *c, const struct wgf_device_cost *dev,
@@ -69,6 +112,7 @@ static enum wgf_status predict(wgf_ctx *ctx, const struct wgf_sim_config *c, con
     if (!s && wgf_cost_predict_replayed(dev, steps, n, o->gens_per_submit ? o->gens_per_submit : 1, &row->pred))
         s = wgf_fail(err, WGF_ERR_ARG, "advise: the device description has a zero or negative rate");
     row->evolve = wgf_sim_config_of(sim)->evolve;
+    if (!s && o->probe && o->probe->ok) compose(sim, o->probe, o, row);
     free(steps);
     wgf_sim_free(sim);
     return s;

@@ -36,7 +36,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n)
+double wgf__sim_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -65,44 +65,10 @@ static enum wgf_status verify(wgf_sim *sim, struct wgf_sim_bench_result *res, st
         sum += fit[g];
     }
     res->checksum = sum;
-    res->mean_steps = 1;
-    res->group_steps = 1;
-    if (sim->stride) { /* the steps each genome took: word `at + 1` of its state record */
-        int    at  = sim->cfg.workload == WGF_SIM_FINSIM ? 49 : 9;
-        size_t nst = (size_t)pop * (size_t)sim->stride;
-        float *st  = malloc(nst * 4);
-        if (!st) {
-            s = wgf_fail(err, WGF_ERR_NOMEM, "sim bench: state read");
-            goto out;
-        }
-        if ((s = wgf_buffer_read(sim->ctx, sim->state_buf[sim->state_parity], 0, st, nst * 4)) != WGF_OK) {
-            free(st);
-            s = wgf__sim_gpu_fail(sim, err, s, "state read");
-            goto out;
-        }
-        double steps = 0;
-        for (int g = 0; g < pop; g++) steps += st[(size_t)g * (size_t)sim->stride + (size_t)at];
-        res->mean_steps = steps / pop;
-        /* a SIMD group runs until its longest episode ends: the mean over groups of their
-         * longest. A group: the genomes of one subgroup (32 when the device does not say);
-         * fused-wide: of one workgroup (its step loop runs while any of them is alive) */
-        uint32_t sgs = 0;
-        if (wgf_ctx_subgroup_size(sim->ctx, &sgs) != WGF_OK || !sgs) sgs = 32;
-        int gsz = (int)sgs;
-        if (sim->cfg.strategy == WGF_SIM_FUSED_WIDE)
-            gsz = sim->cfg.workload == WGF_SIM_FINSIM ? WGF_SIM_WG / WGF_FIN_ASSETS : WGF_SIM_WG / wgf__sim_lanes(sim->pol.n_hidden);
-        if (gsz < 1) gsz = 1;
-        double gsum = 0;
-        int    ng   = 0;
-        for (int g0 = 0; g0 < pop; g0 += gsz, ng++) {
-            float mx = 0;
-            for (int g = g0; g < g0 + gsz && g < pop; g++)
-                if (st[(size_t)g * (size_t)sim->stride + (size_t)at] > mx) mx = st[(size_t)g * (size_t)sim->stride + (size_t)at];
-            gsum += mx;
-        }
-        res->group_steps = ng ? gsum / ng : 0;
-        free(st);
-    }
+    res->mean_steps = res->group_steps = res->longest_steps = 1;
+    if (sim->stride &&
+        (s = wgf__sim_episode_lengths(sim, &res->mean_steps, &res->group_steps, &res->longest_steps, err)) != WGF_OK)
+        goto out;
     if (bad) {
         s = wgf_fail(err, WGF_ERR_INTERNAL, "sim bench: %d of %d fitness values unwritten or not finite", bad, pop);
         goto out;
@@ -139,6 +105,53 @@ out:
  * once they have taken PROFILE_BUDGET_MS of GPU time (long episodes). */
 #define PROFILE_REPS      9
 #define PROFILE_BUDGET_MS 2000.0
+enum wgf_status wgf__sim_episode_lengths(wgf_sim *sim, double *mean, double *group, double *longest,
+                                        struct wgf_err *err)
+{
+    *mean = *group = *longest = 1;
+    if (!sim->stride) return WGF_OK;
+    /* the steps each genome took: word `at + 1` of its state record */
+    int    at  = sim->cfg.workload == WGF_SIM_FINSIM ? 49 : 9;
+    int    pop = sim->cfg.eval_count;
+    size_t nst = (size_t)pop * (size_t)sim->stride;
+    float *st  = malloc(nst * 4);
+    if (!st) return wgf_fail(err, WGF_ERR_NOMEM, "sim: state read of %d genomes", pop);
+    enum wgf_status s = wgf_buffer_read(sim->ctx, sim->state_buf[sim->state_parity], 0, st, nst * 4);
+    if (s != WGF_OK) {
+        free(st);
+        return wgf__sim_gpu_fail(sim, err, s, "state read");
+    }
+    double steps = 0;
+    float  top   = 0;
+    for (int g = 0; g < pop; g++) {
+        float v = st[(size_t)g * (size_t)sim->stride + (size_t)at];
+        steps += v;
+        if (v > top) top = v;
+    }
+    *mean    = pop ? steps / pop : 0;
+    *longest = top;
+    /* a SIMD group runs until its longest episode ends: the mean over groups of their
+     * longest. A group: the genomes of one subgroup (32 when the device does not say);
+     * fused-wide: of one workgroup (its step loop runs while any of them is alive) */
+    uint32_t sgs = 0;
+    if (wgf_ctx_subgroup_size(sim->ctx, &sgs) != WGF_OK || !sgs) sgs = 32;
+    int gsz = (int)sgs;
+    if (sim->cfg.strategy == WGF_SIM_FUSED_WIDE)
+        gsz = sim->cfg.workload == WGF_SIM_FINSIM ? WGF_SIM_WG / WGF_FIN_ASSETS : WGF_SIM_WG / wgf__sim_lanes(sim->pol.n_hidden);
+    if (gsz < 1) gsz = 1;
+    double gsum = 0;
+    int    ng   = 0;
+    for (int g0 = 0; g0 < pop; g0 += gsz, ng++) {
+        float mx = 0;
+        for (int g = g0; g < g0 + gsz && g < pop; g++)
+            if (st[(size_t)g * (size_t)sim->stride + (size_t)at] > mx) mx = st[(size_t)g * (size_t)sim->stride + (size_t)at];
+        gsum += mx;
+    }
+    *group = ng ? gsum / ng : 0;
+    free(st);
+    return WGF_OK;
+}
+
 static void profile(wgf_sim *sim, struct wgf_sim_bench_result *out)
 {
     out->gpu_ms_reset = out->gpu_ms_episode = out->gpu_ms_evolve = -1;
@@ -185,11 +198,11 @@ static void profile(wgf_sim *sim, struct wgf_sim_bench_result *out)
     }
     int n_all = n_whole + n_split;
     if (!n_all || !n_whole) return;
-    if (sim->reset) out->gpu_ms_reset = median(v_reset, n_all);
-    out->gpu_ms_episode = median(v_ep, n_all);
-    out->gpu_ms_evolve  = median(v_evo, n_whole);
-    if (n_split) out->gpu_us_evolve_pass[0] = median(v_pass[0], n_split), out->gpu_us_evolve_pass[2] = median(v_pass[2], n_split);
-    if (n_rank) out->gpu_us_evolve_pass[1] = median(v_pass[1], n_rank);
+    if (sim->reset) out->gpu_ms_reset = wgf__sim_median(v_reset, n_all);
+    out->gpu_ms_episode = wgf__sim_median(v_ep, n_all);
+    out->gpu_ms_evolve  = wgf__sim_median(v_evo, n_whole);
+    if (n_split) out->gpu_us_evolve_pass[0] = wgf__sim_median(v_pass[0], n_split), out->gpu_us_evolve_pass[2] = wgf__sim_median(v_pass[2], n_split);
+    if (n_rank) out->gpu_us_evolve_pass[1] = wgf__sim_median(v_pass[1], n_rank);
     out->profile_reps = n_all;
 #else
     (void)sim;
@@ -245,8 +258,8 @@ enum wgf_status wgf_sim_bench_run(wgf_sim *sim, int gens, int runs, struct wgf_s
     free(fit), free(snap);
     if (s != WGF_OK) return s;
     profile(sim, out);
-    out->gen_per_s_noreadback = gens / median(t_nr, runs);
-    out->gen_per_s_readback   = gens / median(t_rb, runs);
-    out->eval_per_s           = gens / median(t_ev, runs);
+    out->gen_per_s_noreadback = gens / wgf__sim_median(t_nr, runs);
+    out->gen_per_s_readback   = gens / wgf__sim_median(t_rb, runs);
+    out->eval_per_s           = gens / wgf__sim_median(t_ev, runs);
     return WGF_OK;
 }

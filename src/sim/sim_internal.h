@@ -134,6 +134,13 @@ enum wgf_status wgf__sim_emit_evolve(wgf_sim *sim, struct wgf__sim_emit *e, bool
 /* The same evolve with the compute pass ended after each dispatch but the last (the split's
  * select | rank | breed each in its own pass, for a timer; the caller ends the last one). */
 enum wgf_status wgf__sim_record_evolve_passes(wgf_sim *sim, wgf_recorder *r, struct wgf_err *err);
+/* sim_bench.c: the median of v[0..n) (sorts v). */
+double          wgf__sim_median(double *v, int n);
+/* sim_bench.c: the steps of the last evaluation read back from the state records: mean per
+ * genome, mean over SIMD groups of their longest (fused-wide: over workgroups), the longest;
+ * all 1 for a workload without episodes. */
+enum wgf_status wgf__sim_episode_lengths(wgf_sim *sim, double *mean, double *group, double *longest,
+                                        struct wgf_err *err);
 /* evolve.c: pipelines + bind groups + the GA uniform. */
 enum wgf_status wgf__sim_evolve_init(wgf_sim *sim, struct wgf_err *err);
 

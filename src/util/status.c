@@ -32,7 +32,7 @@ const char *wgf_status_str(enum wgf_status s)
 
 /* Messages are one line: each newline or carriage return from lower layers (Dawn's
  * multi-line reports) becomes a space, in place (tests/util/test_util_status.c). */
-static void one_line(char *s)
+void wgf_one_line(char *s)
 {
     for (; *s; s++)
         if (*s == '\n' || *s == '\r') *s = ' ';
@@ -46,7 +46,7 @@ enum wgf_status wgf_fail(struct wgf_err *e, enum wgf_status s, const char *fmt, 
     va_start(ap, fmt);
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
-    one_line(e->msg);
+    wgf_one_line(e->msg);
     return s;
 }
 
@@ -60,7 +60,7 @@ enum wgf_status wgf_err_prefix(struct wgf_err *e, const char *fmt, ...)
     va_end(ap);
     memcpy(old, e->msg, sizeof old);
     snprintf(e->msg, sizeof e->msg, "%.400s: %.600s", prefix, old);
-    one_line(e->msg);
+    wgf_one_line(e->msg);
     return e->status;
 }
 

@@ -12,6 +12,9 @@
  *     plan it chose and runs it;
  *   - the dispatches advise counts for roles and mega are the dispatches_per_token `llm bench`
  *     reports for them (the model reads the plans, not a second description);
+ *   - `advise --sim`: on this adapter the kernels are probed (a "probe" object, every row
+ *     "model": "probe" with its measured episode time); --no-probe or a --calibration FILE:
+ *     every row "static", probe null;
  *   - errors: no mode (exit 2), --calibrate with --calibration (2), a missing --calibration
  *     file (exit 1, one line naming it), --plan with advise (2). */
 #include <jansson.h>
@@ -165,6 +168,38 @@ int main(void)
         char line[64];
         snprintf(line, sizeof line, "plan auto: chose plan %s:", want[i]);
         wgf_t_check(&t, rc == 0 && strstr(out, line), "run --plan auto says what it chose", "exit %d: %.400s", rc, out);
+    }
+
+    /* advise --sim: the kernels probed on this adapter (its calibration is the cache's), every
+     * row composed from them; --no-probe and a --calibration FILE: the static model */
+    for (int i = 0; i < 3; i++) {
+        char extra[800] = "";
+        if (i == 1) snprintf(extra, sizeof extra, " --no-probe");
+        if (i == 2) snprintf(extra, sizeof extra, " --calibration '%s'", devA);
+        snprintf(cmd, sizeof cmd,
+                 "{ '%s' --quiet advise --sim cartpole --steps 20 --pop 128 --hidden 8 --gens-per-submit 3%s --json "
+                 "2>/dev/null; }",
+                 cli, extra);
+        rc                = wgf_t_run(cmd, out, sizeof out);
+        j                 = last_json(out);
+        json_t     *pr    = json_object_get(j, "probe");
+        json_t     *plans = json_object_get(j, "plans");
+        const char *model = i == 0 ? "probe" : "static";
+        size_t      n_model = 0, n_rows = json_array_size(plans);
+        for (size_t k = 0; k < n_rows; k++) {
+            json_t     *row = json_array_get(plans, k);
+            const char *m   = json_string_value(json_object_get(row, "model"));
+            n_model += m && !strcmp(m, model) && (i != 0 || json_real_value(json_object_get(row, "episode_ms")) > 0);
+        }
+        bool probe_ok = i == 0 ? json_is_object(pr) && json_real_value(json_object_get(pr, "chunk_us")) > 0
+                               : json_is_null(pr);
+        wgf_t_check(&t, rc == 0 && n_rows == 12 && n_model == n_rows && probe_ok, /* 4 strategies x 3 evolve */
+                    i == 0 ? "advise --sim probes this adapter"
+                    : i == 1 ? "--no-probe: the static model"
+                             : "--calibration FILE: the static model",
+                    "exit %d, %zu of %zu rows '%s', probe %s: %.300s", rc, n_model, n_rows, model,
+                    pr ? (json_is_null(pr) ? "null" : "object") : "absent", out);
+        json_decref(j);
     }
 
     struct {

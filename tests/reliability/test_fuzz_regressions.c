@@ -28,6 +28,10 @@ DECL(config_json)
 DECL(argv)
 DECL(policy_load)
 DECL(added_tokens)
+DECL(chat_template)
+#ifdef WGF_HAVE_SERVE
+DECL(serve_request)
+#endif
 int wgf_fuzz_tokenize_init(int *argc, char ***argv);
 
 static const struct {
@@ -37,6 +41,10 @@ static const struct {
     {"gguf_parse", wgf_fuzz_gguf_parse},   {"gguf_vocab", wgf_fuzz_gguf_vocab},   {"safetensors_parse", wgf_fuzz_safetensors_parse},
     {"tokenizer_json", wgf_fuzz_tokenizer_json}, {"tokenize", wgf_fuzz_tokenize}, {"config_json", wgf_fuzz_config_json},
     {"argv", wgf_fuzz_argv}, {"policy_load", wgf_fuzz_policy_load}, {"added_tokens", wgf_fuzz_added_tokens},
+    {"chat_template", wgf_fuzz_chat_template},
+#ifdef WGF_HAVE_SERVE
+    {"serve_request", wgf_fuzz_serve_request},
+#endif
 };
 
 static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

@@ -1,0 +1,251 @@
+/* wgfuse sim — the advisor's kernel probe (include/wgfuse/sim_advise.h).
+ *
+ * Why measure: a simulation kernel is latency-bound in a way its operation count does not
+ * tell. On the H200, CartPole's thread-per-genome episode costs 1.49 us a step where the
+ * dependent-FMA calibration predicts 0.41 (the policy, tanh, sin/cos, the branches: about
+ * 3,000 cycles of one warp); the rank scan of the thread evolve 88 ns an element. So the
+ * probe times each kernel a generation can run, once, on this device, at the asked
+ * population, with GPU timestamps, and the advisor composes every strategy x evolve x
+ * episode length from those few numbers (sim_advise.c):
+ *
+ *   pass A  per-step kernel (CHUNK 1), PROBE_STEPS dispatches in one pass  -> chunk_us each
+ *   pass B  one dispatch of PROBE_K steps, one of PROBE_N, each alone       -> step_us: the
+ *           difference over the steps between (the pass's own cost cancels)
+ *   pass C  fused-wide at PROBE_K and PROBE_N steps (one dispatch each)     -> wide_us + r x wide_step_us
+ *   pass D  reset; each evolve variant (split, thread, wide) in a pass of its own
+ *   host    a generation of PROBE_STEPS and of PROBE_LONG per-step dispatches, untimed,
+ *           wall clock of record + submit + wait less its GPU time: per dispatch (host_us)
+ *           and per submit (submit_us)
+ *
+ * Pass A's PROBE_STEPS is short enough that every SIMD group still runs (a random CartPole
+ * policy lasts ~10 steps); B and C read back the steps their dispatch ran
+ * (wgf__sim_episode_lengths: the longest on a GPU, the groups' mean on a CPU adapter, as the
+ * composition counts them) and take the slope over those. Each time is the least of PROBE_REPS:
+ * what disturbs a timing only adds to it (a CPU adapter's thread wake-ups add milliseconds to
+ * a pass of 0.1 ms), and the differences the slopes take would amplify a median's spread. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+#include "wgfuse/sim_advise.h"
+
+#define PROBE_STEPS 8  /* pass A: per-step dispatches, every SIMD group still running */
+#define PROBE_K     8  /* passes B, C: one dispatch of PROBE_K steps ...                */
+#define PROBE_N     32 /* ... and one of PROBE_N                                         */
+#define PROBE_LONG  32 /* host: a generation of PROBE_LONG per-step dispatches           */
+#define PROBE_REPS  7
+
+
+static double least(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; i++) m = v[i] < m ? v[i] : m;
+    return m;
+}
+
+static enum wgf_status make(wgf_ctx *ctx, const struct wgf_sim_config *base, enum wgf_sim_strategy st, int chunk,
+                            int steps, enum wgf_sim_evolve ev, wgf_sim **out, struct wgf_err *err)
+{
+    struct wgf_sim_config c = *base;
+    c.strategy = st, c.chunk = chunk, c.max_steps = steps, c.evolve = ev;
+    return wgf_sim_create(ctx, &c, out, err);
+}
+
+/* What one recording holds: the reset, the first n_chunks episode dispatches, the evolve. */
+struct probe_rec {
+    bool reset, evolve;
+    int  n_chunks;
+};
+
+/* Record `what` into r; with `passes` each part in a compute pass of its own (for a timer). */
+static enum wgf_status record(wgf_sim *sim, wgf_recorder *r, struct probe_rec what, bool passes, struct wgf_err *err)
+{
+    enum wgf_status s = WGF_OK;
+    uint32_t nx = (uint32_t)((sim->cfg.eval_count + WGF_SIM_WG - 1) / WGF_SIM_WG);
+    if (what.reset && sim->reset) {
+        s = wgf_recorder_dispatch(r, sim->reset, sim->reset_bg[sim->parity], nx, 1, 1);
+        if (s == WGF_OK && passes) s = wgf_recorder_end_pass(r);
+    }
+    for (int c = 0; c < what.n_chunks && s == WGF_OK; c++)
+        s = wgf_recorder_dispatch(r, sim->step, sim->step_bg[sim->parity][c & 1], sim->step_groups, sim->step_groups_y, 1);
+    if (s == WGF_OK && passes && what.n_chunks) s = wgf_recorder_end_pass(r);
+    if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "probe");
+    if (what.evolve) {
+        if ((s = wgf__sim_record_evolve(sim, r, err)) != WGF_OK) return s;
+        if (passes && (s = wgf_recorder_end_pass(r)) != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "probe");
+    }
+    if (what.n_chunks) sim->state_parity = what.n_chunks & 1;
+    return WGF_OK;
+}
+
+/* GPU ns of each part of `what` (ns[0] reset, ns[1] the chunks, ns[2] the evolve; 0 where
+ * absent), the least of PROBE_REPS recordings. WGF_ERR_UNSUPPORTED without timestamp-query. */
+static enum wgf_status gpu_parts(wgf_sim *sim, struct probe_rec what, double ns[3], struct wgf_err *err)
+{
+    double v[3][PROBE_REPS];
+    for (int rep = 0; rep < PROBE_REPS; rep++) {
+        wgf_timer    *t = NULL;
+        wgf_recorder *r = NULL;
+        enum wgf_status s = wgf_timer_create(sim->ctx, "sim.probe", 3, &t);
+        if (s == WGF_ERR_UNSUPPORTED) return wgf_fail(err, s, "probe: no GPU timestamps on this device");
+        if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "probe timer");
+        if ((s = wgf_recorder_begin(sim->ctx, "sim.probe", t, &r)) != WGF_OK) {
+            wgf_timer_free(t);
+            return wgf__sim_gpu_fail(sim, err, s, "probe");
+        }
+        s = record(sim, r, what, true, err);
+        if (s != WGF_OK) {
+            wgf_recorder_abandon(r);
+            wgf_timer_free(t);
+            return s;
+        }
+        double   got[3] = {0, 0, 0};
+        uint32_t n      = 0;
+        if ((s = wgf_recorder_submit(r)) == WGF_OK) s = wgf_timer_read(sim->ctx, t, got, 3, &n);
+        wgf_timer_free(t);
+        if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "probe");
+        uint32_t want = (uint32_t)((what.reset && sim->reset) + !!what.n_chunks + what.evolve);
+        if (n != want) return wgf_fail(err, WGF_ERR_INTERNAL, "probe: %u timed passes, %u recorded", n, want);
+        uint32_t k = 0;
+        v[0][rep]  = what.reset && sim->reset ? got[k++] : 0;
+        v[1][rep]  = what.n_chunks ? got[k++] : 0;
+        v[2][rep]  = what.evolve ? got[k++] : 0;
+    }
+    for (int i = 0; i < 3; i++) ns[i] = least(v[i], PROBE_REPS);
+    return WGF_OK;
+}
+
+/* Host wall-clock ns of `what` recorded into one pass (as a generation is), submitted and
+ * waited for; the least of PROBE_REPS. */
+static enum wgf_status wall(wgf_sim *sim, struct probe_rec what, double *ns, struct wgf_err *err)
+{
+    double v[PROBE_REPS];
+    for (int rep = 0; rep < PROBE_REPS; rep++) {
+        wgf_recorder   *r  = NULL;
+        uint64_t        t0 = wgf_now_ns();
+        enum wgf_status s  = wgf_recorder_begin(sim->ctx, "sim.probe", NULL, &r);
+        if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "probe");
+        if ((s = record(sim, r, what, false, err)) != WGF_OK) {
+            wgf_recorder_abandon(r);
+            return s;
+        }
+        if ((s = wgf_recorder_submit(r)) == WGF_OK) s = wgf_ctx_wait(sim->ctx);
+        if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "probe");
+        v[rep] = (double)(wgf_now_ns() - t0);
+    }
+    *ns = least(v, PROBE_REPS);
+    return WGF_OK;
+}
+
+/* steps the chunks of the last recording ran, as the composition counts them: the longest
+ * episode where the population is resident (a dispatch lasts as long as its longest
+ * workgroup), else the mean over SIMD groups of their longest (each group pays its own) */
+static enum wgf_status ran(wgf_sim *sim, bool resident, double *steps, struct wgf_err *err)
+{
+    double mean, group, longest;
+    enum wgf_status s = wgf__sim_episode_lengths(sim, &mean, &group, &longest, err);
+    *steps = resident ? longest : group;
+    return s;
+}
+
+/* One episode dispatch alone in a pass, of PROBE_K steps (strategy st_k: chunked's first
+ * chunk or fused-wide at PROBE_K) and of PROBE_N (st_n): the time a further step adds
+ * (*per, us) and what is left at zero steps (*fixed). */
+static enum wgf_status two_lengths(wgf_ctx *ctx, const struct wgf_sim_config *base, bool resident,
+                                   enum wgf_sim_strategy st_k, enum wgf_sim_strategy st_n, double *per, double *fixed,
+                                   struct wgf_err *err)
+{
+    double          t[2] = {0, 0}, r[2] = {0, 0}, ns[3];
+    enum wgf_status s    = WGF_OK;
+    for (int i = 0; i < 2 && s == WGF_OK; i++) {
+        wgf_sim *b = NULL;
+        /* chunked: an episode of PROBE_N in chunks of PROBE_K, only the first recorded */
+        int steps = i == 0 && st_k == WGF_SIM_FUSED_WIDE ? PROBE_K : PROBE_N;
+        s = make(ctx, base, i ? st_n : st_k, PROBE_K, steps, WGF_SIM_EVOLVE_SPLIT, &b, err);
+        struct probe_rec ep = {true, false, 1};
+        if (s == WGF_OK) s = gpu_parts(b, ep, ns, err);
+        if (s == WGF_OK) s = ran(b, resident, &r[i], err);
+        t[i] = ns[1] * 1e-3;
+        wgf_sim_free(b);
+    }
+    if (s != WGF_OK) return s;
+    *per   = r[1] > r[0] ? fmax(0, (t[1] - t[0]) / (r[1] - r[0])) : 0;
+    *fixed = fmax(0, t[0] - r[0] * *per);
+    return WGF_OK;
+}
+
+enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *base, struct wgf_sim_probe *out,
+                                  struct wgf_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const struct wgf_sim_workload_info *wi = wgf_sim_workload_info(base->workload);
+    if (!wi) return wgf_fail(err, WGF_ERR_ARG, "probe: unknown workload");
+    uint64_t t0  = wgf_now_ns();
+    bool     seq = wi->sequential;
+    /* a GPU runs the population's workgroups at once; a CPU adapter runs them in waves over
+     * its threads (workgroup after workgroup) */
+    out->resident = strcmp(wgf_ctx_adapter(ctx)->type, "cpu") != 0;
+
+    wgf_sim        *a = NULL, *b = NULL;
+    enum wgf_status s = make(ctx, base, seq ? WGF_SIM_PER_STEP : WGF_SIM_FUSED, 1, PROBE_STEPS, WGF_SIM_EVOLVE_SPLIT,
+                             &a, err);
+    double ns[3];
+    /* A: reset | per-step chunks | split evolve */
+    struct probe_rec all = {true, true, a ? a->n_chunks : 0};
+    if (s == WGF_OK) s = gpu_parts(a, all, ns, err);
+    if (s == WGF_OK) {
+        out->reset_us          = ns[0] * 1e-3;
+        out->chunk_us          = ns[1] * 1e-3 / all.n_chunks;
+        out->evolve_us[WGF_SIM_EVOLVE_SPLIT] = ns[2] * 1e-3;
+    }
+    /* host: a generation of PROBE_STEPS and of PROBE_LONG per-step dispatches, one pass each */
+    double w_short = 0, g_short = ns[0] + ns[1] + ns[2];
+    int    d_short = all.n_chunks + (a && a->reset) + (a ? a->evolve_dispatches : 0);
+    if (s == WGF_OK) s = wall(a, all, &w_short, err);
+    wgf_sim_free(a);
+    a = NULL;
+    if (s == WGF_OK && seq) {
+        s = make(ctx, base, WGF_SIM_PER_STEP, 1, PROBE_LONG, WGF_SIM_EVOLVE_SPLIT, &a, err);
+        struct probe_rec lg = {true, true, a ? a->n_chunks : 0};
+        double           w_long = 0;
+        if (s == WGF_OK) s = gpu_parts(a, lg, ns, err);
+        if (s == WGF_OK) s = wall(a, lg, &w_long, err);
+        if (s == WGF_OK) {
+            int    d_long = lg.n_chunks + (a->reset != NULL) + a->evolve_dispatches;
+            double h_long = w_long - (ns[0] + ns[1] + ns[2]), h_short = w_short - g_short;
+            out->host_us   = fmax(0, (h_long - h_short) / (d_long - d_short)) * 1e-3;
+            out->submit_us = fmax(0, h_short * 1e-3 - d_short * out->host_us);
+        }
+        wgf_sim_free(a);
+        a = NULL;
+    } else if (s == WGF_OK) { /* no episode steps: the host cost per dispatch from this one generation */
+        out->host_us = fmax(0, (w_short - g_short) / d_short) * 1e-3;
+    }
+    /* B: one dispatch of PROBE_K steps (chunked, its first chunk) and one of PROBE_STEPS
+     * (fused), each alone in a pass: what the extra steps cost, the pass's own cost cancelling;
+     * C: fused-wide's one dispatch at the two lengths the same way: wide_us + r wide_step_us */
+    double fix = 0;
+    if (s == WGF_OK && seq) s = two_lengths(ctx, base, out->resident, WGF_SIM_CHUNKED, WGF_SIM_FUSED, &out->step_us, &fix, err);
+    if (s == WGF_OK && seq)
+        s = two_lengths(ctx, base, out->resident, WGF_SIM_FUSED_WIDE, WGF_SIM_FUSED_WIDE, &out->wide_step_us, &out->wide_us, err);
+    /* D: the one-dispatch evolve kernels */
+    const enum wgf_sim_evolve one[2] = {WGF_SIM_EVOLVE_THREAD, WGF_SIM_EVOLVE_WIDE};
+    for (int i = 0; i < 2 && s == WGF_OK; i++) {
+        s = make(ctx, base, seq ? WGF_SIM_PER_STEP : WGF_SIM_FUSED, 1, PROBE_STEPS, one[i], &b, err);
+        if (s == WGF_ERR_UNSUPPORTED || s == WGF_ERR_ARG) { /* this variant cannot run here */
+            out->evolve_us[one[i]] = -1;
+            s                      = WGF_OK;
+            continue;
+        }
+        struct probe_rec ev = {false, true, 0};
+        if (s == WGF_OK) s = gpu_parts(b, ev, ns, err);
+        if (s == WGF_OK) out->evolve_us[one[i]] = ns[2] * 1e-3;
+        wgf_sim_free(b);
+        b = NULL;
+    }
+    /* a rastrigin-like workload: its one evaluation dispatch is "chunk_us", no steps */
+    out->seconds = (double)(wgf_now_ns() - t0) * 1e-9;
+    out->ok      = s == WGF_OK;
+    return s;
+}

@@ -1,0 +1,107 @@
+/* The advisor's kernel probe and its composition (include/wgfuse/sim_advise.h):
+ *   - wgf_sim_probe_run on this device: ok, every time measured and finite, the per-step
+ *     kernel's dispatch positive (a step's cost is a difference of two timings: >= 0, noise
+ *     can hide it on a loaded CPU adapter), each evolve variant timed, lavapipe (a CPU
+ *     adapter) not resident;
+ *   - the composition's arithmetic on a synthetic probe, by hand: fused, chunked:K, per-step
+ *     and fused-wide at the episode limit; a resident device follows the longest episode,
+ *     a non-resident one the SIMD groups' mean; chunks after the episodes ended cost the
+ *     dispatch less a step; the host part per dispatch and per submit; rows say "probed";
+ *   - a probe that is not ok leaves the static model's numbers. */
+#include <math.h>
+#include <string.h>
+
+#include "harness.h"
+#include "wgfuse/sim_advise.h"
+
+static const struct wgf_sim_plan_prediction *row_of(const struct wgf_sim_advice *a, const char *name)
+{
+    for (uint32_t i = 0; i < a->n; i++)
+        if (!strcmp(a->row[i].name, name)) return &a->row[i];
+    return NULL;
+}
+
+static bool near(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b)); }
+
+int main(void)
+{
+    struct wgf_t t   = {0};
+    wgf_ctx     *ctx = wgf_t_gpu(&t);
+    if (!ctx) return wgf_t_finish(&t);
+    struct wgf_err        err = {0};
+    struct wgf_sim_config c   = wgf_sim_config_default(WGF_SIM_CARTPOLE);
+    c.pop = 128, c.max_steps = 20, c.hidden = 8, c.ga.elites = 4;
+
+    /* the probe on this device */
+    struct wgf_sim_probe p;
+    enum wgf_status      s  = wgf_sim_probe_run(ctx, &c, &p, &err);
+    bool                 ok = s == WGF_OK && p.ok && p.chunk_us > 0 && p.step_us >= 0 && p.reset_us > 0 &&
+              p.evolve_us[WGF_SIM_EVOLVE_SPLIT] > 0 && p.evolve_us[WGF_SIM_EVOLVE_THREAD] > 0 &&
+              p.evolve_us[WGF_SIM_EVOLVE_WIDE] > 0 && p.wide_step_us >= 0 && p.wide_us >= 0 && p.host_us >= 0 &&
+              p.submit_us >= 0 && isfinite(p.host_us + p.submit_us + p.wide_us + p.wide_step_us) && p.seconds > 0;
+    wgf_t_check(&t, ok, "probe on this device",
+                "status %d (%s): chunk %g step %g reset %g evolve %g/%g/%g wide %g+%g host %g submit %g", (int)s, err.msg,
+                p.chunk_us, p.step_us, p.reset_us, p.evolve_us[0], p.evolve_us[1], p.evolve_us[2], p.wide_us,
+                p.wide_step_us, p.host_us, p.submit_us);
+    bool cpu = !strcmp(wgf_ctx_adapter(ctx)->type, "cpu");
+    wgf_t_check(&t, p.resident == !cpu, "resident: a GPU, not a CPU adapter", "resident %d on a %s adapter", p.resident,
+                wgf_ctx_adapter(ctx)->type);
+
+    /* the composition on a synthetic probe */
+    struct wgf_sim_probe syn = {.ok = true, .resident = true, .reset_us = 3, .chunk_us = 10, .step_us = 2, .wide_us = 5,
+                                .wide_step_us = 1, .evolve_us = {100, 200, 50}, .host_us = 1, .submit_us = 30};
+    static const int              chunks[1] = {5};
+    struct wgf_sim_advise_options o = {.gens_per_submit = 3, .chunks = chunks, .n_chunks = 1, .probe = &syn};
+    struct wgf_device_cost        dev = {.dispatch_us = 5, .read_gbps = 100, .gflops = 1000};
+    static struct wgf_sim_advice  a;
+    s = wgf_sim_advise(ctx, &c, &dev, &o, &a, &err);
+    if (!wgf_t_check(&t, s == WGF_OK && a.n == 12, "advise with a synthetic probe", "status %d (%s), %u rows", (int)s,
+                     err.msg, a.n))
+        goto done;
+    struct {
+        const char *name;
+        double      episode, evolve;
+    } want[] = {
+        {"fused/split", 10 + 19 * 2, 50},          {"chunked:5/split", 4 * (10 + 4 * 2), 50},
+        {"per-step/split", 20 * 10, 50},           {"fused-wide/split", 5 + 20 * 1, 50},
+        {"fused/thread", 10 + 19 * 2, 100},        {"fused-wide/wide", 5 + 20 * 1, 200},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const struct wgf_sim_plan_prediction *r = row_of(&a, want[i].name);
+        double host = r ? r->pred.dispatches * 1.0 + 30.0 / 3 : 0;
+        double tot  = want[i].episode + want[i].evolve + 3 + host;
+        wgf_t_check(&t,
+                    r && r->probed && near(r->episode_us, want[i].episode) && near(r->evolve_us, want[i].evolve + 3) &&
+                        near(r->host_us, host) && near(r->pred.total_us, tot),
+                    "composition at the episode limit", "%s: episode %g (want %g), reset+evolve %g (%g), host %g (%g), total %g (%g)",
+                    want[i].name, r ? r->episode_us : -1, want[i].episode, r ? r->evolve_us : -1, want[i].evolve + 3,
+                    r ? r->host_us : -1, host, r ? r->pred.total_us : -1, tot);
+    }
+    /* episodes shorter than the limit: groups run 8 steps, the longest 12 */
+    o.episode_steps = 8, o.longest_steps = 12;
+    s = wgf_sim_advise(ctx, &c, &dev, &o, &a, &err);
+    const struct wgf_sim_plan_prediction *f = row_of(&a, "fused/split"), *ps = row_of(&a, "per-step/split"),
+                                         *ck = row_of(&a, "chunked:5/split");
+    /* resident: 12 steps; chunk 3 of chunked:5 runs 2 (10 + 2), chunk 4 none (the dispatch less a step) */
+    wgf_t_check(&t,
+                s == WGF_OK && f && ps && ck && near(f->episode_us, 10 + 11 * 2) && near(ps->episode_us, 12 * 10 + 8 * 8) &&
+                    near(ck->episode_us, 2 * (10 + 4 * 2) + (10 + 1 * 2) + 8),
+                "resident: the longest episode", "fused %g, per-step %g, chunked:5 %g", f ? f->episode_us : -1,
+                ps ? ps->episode_us : -1, ck ? ck->episode_us : -1);
+    syn.resident = false;
+    s = wgf_sim_advise(ctx, &c, &dev, &o, &a, &err);
+    f = row_of(&a, "fused/split"), ps = row_of(&a, "per-step/split");
+    wgf_t_check(&t, s == WGF_OK && f && ps && near(f->episode_us, 10 + 7 * 2) && near(ps->episode_us, 8 * 10 + 12 * 8),
+                "not resident: the groups' steps", "fused %g, per-step %g", f ? f->episode_us : -1,
+                ps ? ps->episode_us : -1);
+
+    /* a probe that is not ok: the static model */
+    syn.ok = false;
+    s = wgf_sim_advise(ctx, &c, &dev, &o, &a, &err);
+    f = row_of(&a, "fused/split");
+    wgf_t_check(&t, s == WGF_OK && f && !f->probed && f->pred.total_us > 0 && f->pred.total_us != f->episode_us,
+                "no probe: the static model", "probed %d, total %g", f ? f->probed : -1, f ? f->pred.total_us : -1);
+done:
+    wgf_ctx_free(ctx);
+    return wgf_t_finish(&t);
+}
