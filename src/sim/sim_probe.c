@@ -190,7 +190,7 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
     wgf_sim        *a = NULL, *b = NULL;
     enum wgf_status s = make(ctx, base, seq ? WGF_SIM_PER_STEP : WGF_SIM_FUSED, 1, PROBE_STEPS, WGF_SIM_EVOLVE_SPLIT,
                              &a, err);
-    double ns[3];
+    double ns[3] = {0, 0, 0};
     /* A: reset | per-step chunks | split evolve */
     struct probe_rec all = {true, true, a ? a->n_chunks : 0};
     if (s == WGF_OK) s = gpu_parts(a, all, ns, err);
@@ -222,7 +222,7 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
     } else if (s == WGF_OK) { /* no episode steps: the host cost per dispatch from this one generation */
         out->host_us = fmax(0, (w_short - g_short) / d_short) * 1e-3;
     }
-    /* B: one dispatch of PROBE_K steps (chunked, its first chunk) and one of PROBE_STEPS
+    /* B: one dispatch of PROBE_K steps (chunked, its first chunk) and one of PROBE_N
      * (fused), each alone in a pass: what the extra steps cost, the pass's own cost cancelling;
      * C: fused-wide's one dispatch at the two lengths the same way: wide_us + r wide_step_us */
     double fix = 0;
