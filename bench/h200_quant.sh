@@ -12,7 +12,9 @@
 #   bench/h200_quant.sh [OUTDIR]     (default: bench/results/quant-<hostname>-<UTC date>)
 #
 # Environment: WGFUSE (default build/wgfuse), N (decoded tokens per run, 256), P (prompt, 32),
-# RUNS (5), SHAPES ("qwen2.5-0.5b phi-3-mini"), WEIGHTS ("f16 Q8_0 Q4_K_M Q4_0"), WGF_GIT_COMMIT.
+# RUNS (5), SHAPES ("qwen2.5-0.5b phi-3-mini"), WEIGHTS ("f16 Q8_0 Q4_K_M Q4_0"), ACTS ("f32 q8":
+# the --activations of each quantized run; f32 = exact, q8 = int8-rounded activations and
+# integer dot products; float weights run f32 only), WGF_GIT_COMMIT.
 # Writes env.txt, results.jsonl (one JSON line per step), logs/*.txt, status.txt.
 set -u
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,18 +24,22 @@ WG="${WGFUSE:-$ROOT/build/wgfuse}"
 N="${N:-256}"; RUNS="${RUNS:-5}"; P="${P:-32}"
 SHAPES="${SHAPES:-qwen2.5-0.5b phi-3-mini}"
 WEIGHTS="${WEIGHTS:-f16 Q8_0 Q4_K_M Q4_0}"
+ACTS="${ACTS:-f32 q8}"
 . "$ROOT/bench/lib_steps.sh"
 steps_init "$OUT" h200_quant || exit 1
 {
   steps_env "$WG" "${PYTHON:-python3}"
-  echo "N=$N RUNS=$RUNS P=$P SHAPES=$SHAPES WEIGHTS=$WEIGHTS"
+  echo "N=$N RUNS=$RUNS P=$P SHAPES=$SHAPES WEIGHTS=$WEIGHTS ACTS=$ACTS"
   echo "load average: $(cat /proc/loadavg 2>/dev/null)"; echo "cpus: $(nproc)"
 } > "$OUT/env.txt"
 for S in $SHAPES; do
   for W in $WEIGHTS; do
-    prof=""; [ "$W" = Q4_K_M ] && [ "${PROFILE:-1}" = 1 ] && prof="--profile"
-    step "roles_${W}_$S" "$WG" llm bench --shape "$S" --plan roles --weights "$W" -n "$N" --prompt-tokens "$P" \
-         --runs "$RUNS" $prof --json
+    for A in $ACTS; do
+      case "$W" in f16|f32) [ "$A" = f32 ] || continue; name="roles_${W}_$S" ;; *) name="roles_${W}_${A}_$S" ;; esac
+      prof=""; [ "$W" = Q4_K_M ] && [ "${PROFILE:-1}" = 1 ] && prof="--profile"
+      step "$name" "$WG" llm bench --shape "$S" --plan roles --weights "$W" --activations "$A" -n "$N" \
+           --prompt-tokens "$P" --runs "$RUNS" $prof --json
+    done
   done
 done
 cat "$OUT/status.txt"

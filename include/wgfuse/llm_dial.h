@@ -43,6 +43,7 @@ struct wgf_dial_opts {
     uint32_t    check_prompt, check_steps;  /* the check against cpu-ref (check_prompt >= 1)     */
     uint32_t    n_threads;                  /* cpu-ref's threads for the check                   */
     bool        weights_f32, no_subgroups;  /* as wgf_llm_backend_options                        */
+    bool        act_q8;                     /* as wgf_llm_backend_options (cpu-ref's check too)  */
     uint64_t    max_binding_bytes;          /* as wgf_llm_backend_options (0: the device's)      */
     bool        profile;                    /* per-role GPU time of each plan                    */
     void (*progress)(void *user, const char *what);

@@ -55,6 +55,11 @@ struct wgf_llm_backend_options {
     uint32_t        attn_split; /* gpu roles: positions per attention slice; 0 = 512 (more
                                   when n_ctx / 512 > 64). A context longer than one slice
                                   splits decode attention over workgroups + a combine step */
+    bool            act_q8; /* quantized weight rows multiply activations rounded to int8 per
+                                  32-element block (x^ = d q, d = max|x| / 127: llama.cpp's
+                                  q8 activations; integer dot products on the GPU). Off: the
+                                  exact f32 activations. cpu-ref and the GPU plans round the
+                                  same way (wgf__quant_round_q8); float rows are unaffected */
 };
 
 /* An on-device decoding request (wgf_llm_backend.decode): sample `max_ids` ids at most,

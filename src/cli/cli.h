@@ -93,6 +93,7 @@ struct wgf_cli_backend {
     bool        weights_f32, no_subgroups;
     const char *quant; /* --weights TYPE: a quantization recipe applied at load (NULL: none) */
     bool        autotune; /* --autotune: --plan auto confirms its top two by timing them     */
+    bool        act_q8;   /* --activations q8: quantized rows take int8-rounded activations    */
 };
 /* If argv[*i] is one of the flags above, consume it (and its value) and return 1; 0 when
  * it is not one of them; 2 on a usage error (printed). */

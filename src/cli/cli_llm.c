@@ -31,13 +31,19 @@ int wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int *
         b->autotune = true;
         return 1;
     }
-    if (strcmp(a, "--backend") && strcmp(a, "--plan") && strcmp(a, "--weights")) return 0;
+    if (strcmp(a, "--backend") && strcmp(a, "--plan") && strcmp(a, "--weights") && strcmp(a, "--activations")) return 0;
     if (*i + 1 >= argc) {
         wgf_cli_error("%s needs a value", a);
         return 2;
     }
     const char *v = argv[++*i];
-    if (!strcmp(a, "--backend")) {
+    if (!strcmp(a, "--activations")) {
+        if (strcmp(v, "f32") && strcmp(v, "q8")) {
+            wgf_cli_error("--activations: '%s' is not f32 or q8", v);
+            return 2;
+        }
+        b->act_q8 = !strcmp(v, "q8");
+    } else if (!strcmp(a, "--backend")) {
         if (strcmp(v, "cpu-ref") && strcmp(v, "gpu")) {
             wgf_cli_error("--backend: '%s' is not a backend (%s)", v, wgf_llm_backend_names());
             return 2;
@@ -113,6 +119,10 @@ void wgf_cli_backend_usage(FILE *f)
                "                         per 32-bit word)\n"
                "  --weights TYPE         quantize at load (Q8_0, Q4_0, Q4_K_M, Q5_K_M, Q6_K, ...: `wgfuse llm\n"
                "                         quantize`'s types); every backend then reads the blocks as they are\n"
+               "  --activations f32|q8   q8: quantized weight rows multiply activations rounded to int8 per\n"
+               "                         32 elements (llama.cpp's q8 activations; integer dot products on the\n"
+               "                         GPU, faster, not exact); f32 (default): exact. Every backend but the\n"
+               "                         unfused GPU plan; float weight rows are unaffected\n"
                "  --no-subgroups         gpu roles/ops/fused/mega: reductions through workgroup memory\n");
 }
 
@@ -147,6 +157,7 @@ bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, co
     }
     bo->weights_f32  = b->weights_f32;
     bo->no_subgroups = b->no_subgroups;
+    bo->act_q8       = b->act_q8;
     if (autop) { /* the cost model's choice (cmd_advise.c) */
         if (!(proto = wgf_cli_plan_auto(*ctx, m, bo, b->autotune))) return false;
     }

@@ -365,7 +365,8 @@ int wgf_cmd_advise(int argc, char **argv)
     rc = wgf_cli_calibration(ctx, file, calibrate || recal, quick, &cal);
     if (!rc && calibrate && modes == 0) print_calibration(&cal, json);
     if (!rc && m) {
-        struct wgf_llm_backend_options bo = {.weights_f32 = bk.weights_f32, .no_subgroups = bk.no_subgroups};
+        struct wgf_llm_backend_options bo = {
+            .weights_f32 = bk.weights_f32, .no_subgroups = bk.no_subgroups, .act_q8 = bk.act_q8};
         struct wgf_llm_advice          a;
         if (wgf_llm_advise(ctx, m, &bo, &cal.dev, &a, &err)) {
             wgf_cli_error("advise: %s", err.msg);

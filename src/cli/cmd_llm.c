@@ -323,7 +323,7 @@ static int llm_bench(int argc, char **argv)
         o.n_prompt = (uint32_t)n_prompt, o.n_gen = (uint32_t)n, o.runs = (uint32_t)runs;
         o.check_steps = (uint32_t)check_steps, o.profile = profile;
         o.n_threads   = threads ? (uint32_t)threads : wgf_cli_default_threads();
-        o.weights_f32 = bk.weights_f32, o.no_subgroups = bk.no_subgroups;
+        o.weights_f32 = bk.weights_f32, o.no_subgroups = bk.no_subgroups, o.act_q8 = bk.act_q8;
         if (wgf_ctx_create(&go, &gctx, &err) != WGF_OK) {
             wgf_cli_error("llm bench --plan all: %s", err.msg);
             goto out;
@@ -410,11 +410,12 @@ static int llm_bench(int argc, char **argv)
                "\"dispatches_per_token\": %u, \"weight_bytes_per_token\": %.0f, \"init_s\": %.2f, "
                "\"prefill_tok_s_median\": %.2f, \"prefill_tok_s_best\": %.2f, \"decode_tok_s_median\": %.2f, "
                "\"decode_tok_s_best\": %.2f, \"gpu_weight_bytes\": %llu, \"model_weight_bytes\": %llu, "
-               "\"copy_gbps\": %.1f, \"ids_hash\": \"%016llx\"",
+               "\"copy_gbps\": %.1f, \"activations\": \"%s\", \"ids_hash\": \"%016llx\"",
                name, wgf_arch_str(m->cfg.arch), be.name, be.plan ? be.plan : "", gctx ? wfmt : m->cfg.source_dtype,
                gctx ? wgf_ctx_adapter(gctx)->name : "cpu", n_prompt, n, runs, be.dispatches_per_token, wbtok, t_init,
                med_pre, best_pre, med_dec, best_dec, (unsigned long long)be.gpu_weight_bytes,
-               (unsigned long long)wgf_llm_model_weight_bytes(m), copy_gbps, (unsigned long long)first_hash);
+               (unsigned long long)wgf_llm_model_weight_bytes(m), copy_gbps, bk.act_q8 ? "q8" : "f32",
+               (unsigned long long)first_hash);
         if (prof.n) {
             printf(", \"profile_us_per_token\": {");
             for (uint32_t i = 0; i < prof.n; i++)

@@ -495,6 +495,10 @@ static enum wgf_status gpu_init(struct wgf_llm_backend *b, const struct wgf_llm_
     if (!opt || !opt->gpu)
         return wgf_fail(err, WGF_ERR_ARG, "gpu: the gpu backend needs a GPU context (wgf_llm_backend_options.gpu)");
     wgf_ctx *ctx = opt->gpu;
+    if (opt->act_q8)
+        return wgf_fail(err, WGF_ERR_UNSUPPORTED,
+                        "gpu (unfused): --activations q8 is not implemented here (it dequantizes to f32 at load); "
+                        "the plans roles, fused and ops have it");
     if (wgf_ctx_lost(ctx)) return wgf_fail(err, WGF_ERR_DEVICE_LOST, "gpu: device lost: %s", wgf_ctx_last_error(ctx));
     enum wgf_status s = wgf__llm_check_model(m, "gpu", err);
     if (s) return s;

@@ -30,6 +30,7 @@
 
 #include "wgfuse/llm.h"
 #include "wgfuse/llm_run.h"
+#include "llm/model_files.h"
 
 #define REF_UBATCH 32u /* tokens per prefill micro-batch (buffers are sized for this) */
 #define REF_MAX_THREADS 256u
@@ -295,6 +296,8 @@ struct ref {
     float                       *hb;     /* (UBATCH, hidden) gate, then silu(gate)*up      */
     float                       *hb2;    /* (UBATCH, hidden) up                            */
     float                       *scratch;/* (threads, max_cols) per-thread row conversion  */
+    float                       *xq;     /* (UBATCH, max_cols) act_q8: a matmul's input rounded */
+    bool                         act_q8; /* quantized matrices take int8-rounded inputs     */
     float                       *att;    /* (threads, n_ctx) per-thread attention scores   */
     float                       *inv_freq; /* (rope_dim/2) RoPE inverse frequencies        */
     float                        rope_scale; /* cos/sin multiplier (longrope), else 1      */
@@ -349,6 +352,12 @@ static void matmul(struct ref *r, float *y, const float *x, const struct wgf_ten
         .r = r, .y = y, .x = x, .w = w, .bias = bias && bias->data ? bias->data : NULL, .n = n,
         .rows = (uint32_t)wgf_tensor_nrows(w), .cols = (uint32_t)wgf_tensor_ncols(w),
     };
+    /* --activations q8: a quantized matrix multiplies x rounded to int8 per 32 (its columns are
+     * a multiple of its block, 32 or 256) */
+    if (r->act_q8 && wgf_dtype_block_elems(w->dtype) >= 32) {
+        wgf__quant_round_q8(x, r->xq, (uint64_t)n * j.cols);
+        j.x = r->xq;
+    }
     pool_run(&r->pool, mm_part, &j, j.rows, (uint64_t)j.rows * j.cols * n);
 }
 
@@ -533,6 +542,7 @@ static void ref_free(struct wgf_llm_backend *b)
     free(r->hb);
     free(r->hb2);
     free(r->scratch);
+    free(r->xq);
     free(r->att);
     free(r->inv_freq);
     free(r);
@@ -658,6 +668,8 @@ static enum wgf_status ref_init(struct wgf_llm_backend *b, const struct wgf_llm_
     r->hb          = alloc_f32(U, (size_t)c->hidden_dim, 1, &ok);
     r->hb2         = alloc_f32(U, (size_t)c->hidden_dim, 1, &ok);
     r->scratch     = alloc_f32(n_th, r->max_cols, 1, &ok);
+    r->act_q8      = opt && opt->act_q8;
+    if (r->act_q8) r->xq = alloc_f32(U, r->max_cols, 1, &ok);
     r->att         = alloc_f32(n_th, n_ctx, 1, &ok);
     r->inv_freq    = alloc_f32((size_t)c->rope_dim / 2, 1, 1, &ok);
     if (!ok) {

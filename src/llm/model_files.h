@@ -32,6 +32,12 @@ bool wgf__quant_can_encode(enum wgf_dtype t);
 /* Quantize nblocks blocks (32 or 256 finite floats each); t must satisfy
  * wgf__quant_can_encode. Bytes as ggml's quantize_row_*_ref writes them. */
 void wgf__quant_encode(enum wgf_dtype t, const float *src, uint64_t nblocks, void *dst);
+/* Activations rounded to int8 per 32-element block (--activations q8; n a multiple of 32):
+ * d = max|x| / 127, y = d round(x / d) (half to even, as WGSL's round), 0 where d is 0; a
+ * block holding a NaN or an infinity becomes all NaN. The GPU plans round the same way
+ * (lib_rows_q's qx_round, qround_rows): |x| is maximised as its bits, so both sides take the
+ * same d. y may be x. */
+void wgf__quant_round_q8(const float *x, float *y, uint64_t n);
 
 /* ---- gguf_convert.c ---------------------------------------------------------------------- */
 /* What a matrix is, for picking its type (llama.cpp's categories). */

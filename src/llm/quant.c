@@ -240,6 +240,30 @@ void wgf__quant_decode(enum wgf_dtype t, const void *src, uint64_t nblocks, floa
  * INT32_MIN for NaN or out of range; the callers then keep the low byte). Only a block of
  * values near FLT_MAX or below ~1e-38 leaves the range (1/d overflows, or x - min does);
  * there a plain C cast would be undefined. */
+/* ---- int8 activations (--activations q8) ------------------------------------------------- */
+
+void wgf__quant_round_q8(const float *x, float *y, uint64_t n)
+{
+    for (uint64_t b = 0; b + 32 <= n; b += 32) {
+        uint32_t m = 0;
+        for (uint64_t i = 0; i < 32; i++) {
+            uint32_t v;
+            memcpy(&v, &x[b + i], 4);
+            v &= 0x7FFFFFFFu;
+            if (v > m) m = v;
+        }
+        float d;
+        memcpy(&d, &m, 4);
+        d /= 127.0f; /* NaN or infinity stay so */
+        float id = d > 0 ? 1.0f / d : 0.0f;
+        for (uint64_t i = 0; i < 32; i++) {
+            float q = nearbyintf(x[b + i] * id); /* NaN only when d is: then y is NaN anyway */
+            q       = q > 127.0f ? 127.0f : q < -127.0f ? -127.0f : q;
+            y[b + i] = d * (q == q ? q : 0.0f);
+        }
+    }
+}
+
 static inline int32_t trunc_x86(float v) { return v > -2147483648.0f && v < 2147483648.0f ? (int32_t)v : INT32_MIN; }
 
 /* Q8_0: d = max|x| / 127, q = round(x / d) (half away from zero). */

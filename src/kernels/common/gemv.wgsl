@@ -30,6 +30,10 @@ fn xin(i: u32) -> vec4<f32> {
 
 fn xprep(li: u32) {}
 
+fn xq_in(i: u32) -> vec4<f32> {
+    return x[i];
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
     let row0 = (wid.x * GPW + li / TPR) * RPG;

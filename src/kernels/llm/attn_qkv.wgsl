@@ -60,11 +60,18 @@ fn xprep(li: u32) {
     inv = rows_rms(li, 0u); // its barrier orders the xw writes before the reads
 }
 
+// ACT_Q8 (quantized rows, --activations q8) rounds the normed input as cpu-ref computes it;
+// the sums then carry the 1 / rms already (isc in main)
+fn xq_in(i: u32) -> vec4<f32> {
+    return g[i] * (x[i] * inv);
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
     let p0   = (wid.x * GPW + li / TPR) * PPG; // first local pair of this group (RPG = 2 PPG rows)
     let lane = li % TPR;
     let s = rows_run(2u * p0, 2u * N_PAIRS, lane, li);
+    let isc = select(inv, 1.0, ACT_Q8);
     if (lane == 0u) {
         let pos = st[ST_POS];
         for (var j = 0u; j < PPG; j++) {
@@ -72,8 +79,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
             if (p < N_PAIRS) {
                 let gp   = PAIR0 + p;
                 let rows = pair_rows(gp);
-                var va   = s[2u * j] * inv;
-                var vb   = s[2u * j + 1u] * inv;
+                var va   = s[2u * j] * isc;
+                var vb   = s[2u * j + 1u] * isc;
                 if (HAS_BIAS) {
                     va += b[2u * gp];
                     vb += b[2u * gp + 1u];

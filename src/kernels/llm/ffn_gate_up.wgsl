@@ -39,16 +39,23 @@ fn xprep(li: u32) {
     inv = rows_rms(li, 0u); // its barrier orders the xw writes before the reads
 }
 
+// ACT_Q8 (quantized rows, --activations q8) rounds the normed input as cpu-ref computes it;
+// the sums then carry the 1 / rms already (isc in main)
+fn xq_in(i: u32) -> vec4<f32> {
+    return g[i] * (x[i] * inv);
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
     let o0   = (wid.x * GPW + li / TPR) * PPG; // first output of this group (RPG = 2 PPG rows)
     let lane = li % TPR;
     let s = rows_run(2u * o0, 2u * N_OUT, lane, li);
+    let isc = select(inv, 1.0, ACT_Q8);
     if (lane == 0u) {
         for (var j = 0u; j < PPG; j++) {
             if (o0 + j < N_OUT) {
-                let gate = s[2u * j] * inv;
-                let up   = s[2u * j + 1u] * inv;
+                let gate = s[2u * j] * isc;
+                let up   = s[2u * j + 1u] * isc;
                 out[O0 + o0 + j] = gate / (1.0 + exp(-gate)) * up;
             }
         }

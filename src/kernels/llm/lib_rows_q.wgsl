@@ -16,10 +16,19 @@
 //       lib_qblock's qunit.
 //   Floating-point order differs from cpu-ref's element loop (scale once per sub-block):
 //   the plans' tolerance (1e-4 relative on logits, test_quant_gpu) covers it.
-// needs:      lib_reduce_*, lib_qblock; const TPR, RPG, NIT, NI (items per row), KCS
-//             (row stride in chunks), QA, QB, QT, WG; module-scope `w: array<vec4<u32>>`,
+//   With ACT_Q8 (--activations q8, opt-in) the input is first rounded to int8 per 32-element
+//   block, as cpu-ref does then (wgf__quant_round_q8): x^ = d q, d = max|x| / 127, q =
+//   round(x / d), a non-finite block all NaN. Each workgroup rounds it once into workgroup
+//   memory (xq: 4 codes per word; xd: d; xs: the codes' sum), and the dots are integer:
+//   dot4I8Packed of 4 weight codes with 4 activation codes, the block's offset or minimum
+//   through xs, the scales applied once per block (llama.cpp's q8_1 activations). Q2_K / Q3_K
+//   read x^ as floats.
+// needs:      lib_reduce_*, lib_qblock; const TPR, RPG, NIT, NI (items per row), NU, KCS
+//             (row stride in chunks), QA, QB, QT, ACT_Q8, WG; module-scope `w: array<vec4<u32>>`,
 //             `x: array<vec4<f32>>`; fn xin(i: u32) -> vec4<f32>, fn xprep(li: u32) (uniform:
-//             may hold barriers)
+//             may hold barriers); fn xq_in(i: u32) -> vec4<f32>: what ACT_Q8 rounds, read after
+//             xprep (the normed input itself, in cpu-ref's order, where xin leaves the norm's
+//             1 / rms to the caller: such a kernel then does not scale the sums)
 // override WOFF (default 0): the rows start at chunk WOFF of `w` (as lib_rows).
 override WOFF: u32 = 0u;
 
@@ -127,6 +136,9 @@ fn rows_run(row0: u32, n: u32, lane: u32, li: u32) -> vec4<f32> {
     var aux: array<vec4<u32>, RPG>;
     qitem_load(row0, n, min(lane, NI - 1u), &raw, &aux);
     xprep(li);
+    if (ACT_Q8) {
+        qx_round(li);
+    }
     var acc = vec4<f32>(0.0);
     for (var i = 0u; i < NIT; i++) {
         let t = lane + i * TPR;
@@ -134,10 +146,187 @@ fn rows_run(row0: u32, n: u32, lane: u32, li: u32) -> vec4<f32> {
             if (i > 0u) {
                 qitem_load(row0, n, t, &raw, &aux);
             }
-            acc += qitem_dot(row0, n, t, &raw, &aux);
+            if (ACT_Q8 && !Q23) {
+                acc += qitem_dot8(t, &raw, &aux);
+            } else {
+                acc += qitem_dot(row0, n, t, &raw, &aux);
+            }
         }
     }
     return rowsum4(acc, li);
+}
+
+// ---- ACT_Q8: int8 activations ----------------------------------------------------------------
+const QXN: u32 = select(1u, 8u * NU, ACT_Q8);
+const QXB: u32 = select(1u, NU, ACT_Q8);
+var<workgroup> xq: array<u32, QXN>; // word i: codes of elements 4 i .. 4 i + 4 (element 4 i low)
+var<workgroup> xd: array<f32, QXB>; // block u: d
+var<workgroup> xs: array<i32, QXB>; // block u: the sum of its 32 codes
+
+// |v| as bits: the integer order of these is the float order, and a NaN is above every
+// finite value and infinity, so the block's maximum carries it (cpu-ref takes the same)
+fn qabsbits(v: vec4<f32>) -> u32 {
+    let b = bitcast<vec4<u32>>(v) & vec4<u32>(0x7FFFFFFFu);
+    return max(max(b.x, b.y), max(b.z, b.w));
+}
+
+fn qcodes(v: vec4<f32>, id: f32) -> vec4<i32> {
+    return vec4<i32>(clamp(round(v * id), vec4<f32>(-127.0), vec4<f32>(127.0)));
+}
+
+// every block of the input, one per invocation at a time; the barrier orders the writes
+// before every invocation's dots (uniform: rows_run is)
+fn qx_round(li: u32) {
+    for (var u = li; u < NU; u += WG) {
+        let v = QX8(xq_in(8u * u), xq_in(8u * u + 1u), xq_in(8u * u + 2u), xq_in(8u * u + 3u), xq_in(8u * u + 4u),
+                    xq_in(8u * u + 5u), xq_in(8u * u + 6u), xq_in(8u * u + 7u));
+        let m  = max(max(max(qabsbits(v.a), qabsbits(v.b)), max(qabsbits(v.c), qabsbits(v.d))),
+                     max(max(qabsbits(v.e), qabsbits(v.f)), max(qabsbits(v.g), qabsbits(v.h))));
+        // a NaN or an infinity in the block: d NaN and the codes 0, so its products are NaN
+        let nf = m >= 0x7F800000u;
+        let d  = select(bitcast<f32>(m) / 127.0, bitcast<f32>(m | 0x00400000u), nf); // a quiet NaN
+        let id = select(select(0.0, 1.0 / d, d > 0.0), 0.0, nf);
+        let qa = qcodes(v.a, id);
+        let qb = qcodes(v.b, id);
+        let qc = qcodes(v.c, id);
+        let qd = qcodes(v.d, id);
+        let qe = qcodes(v.e, id);
+        let qf = qcodes(v.f, id);
+        let qg = qcodes(v.g, id);
+        let qh = qcodes(v.h, id);
+        xq[8u * u]      = pack4xI8(qa);
+        xq[8u * u + 1u] = pack4xI8(qb);
+        xq[8u * u + 2u] = pack4xI8(qc);
+        xq[8u * u + 3u] = pack4xI8(qd);
+        xq[8u * u + 4u] = pack4xI8(qe);
+        xq[8u * u + 5u] = pack4xI8(qf);
+        xq[8u * u + 6u] = pack4xI8(qg);
+        xq[8u * u + 7u] = pack4xI8(qh);
+        let t = qa + qb + qc + qd + qe + qf + qg + qh;
+        xd[u] = d;
+        xs[u] = t.x + t.y + t.z + t.w;
+    }
+    workgroupBarrier();
+}
+
+// x^ as floats: vec4 i (Q2_K / Q3_K, which decode to floats)
+fn qxhat(i: u32) -> vec4<f32> {
+    return vec4<f32>(unpack4xI8(xq[i])) * xd[i / 8u];
+}
+
+// the sum of the 4 codes of word v
+fn qsum4(v: u32) -> i32 {
+    return dot4I8Packed(v, 0x01010101u);
+}
+
+// Q4_0 .. Q5_1: the integer dot of block t's 32 codes (4 words of nibbles, the 5th bits from
+// qh) with its activation codes (words 8 t .. 8 t + 8)
+fn q4_dot8(c: vec4<u32>, qh: u32, t: u32) -> i32 {
+    let b  = 8u * t;
+    var lo = vec4<u32>(c & vec4<u32>(M4));
+    var hi = vec4<u32>((c >> vec4<u32>(4u)) & vec4<u32>(M4));
+    if (QT == QT_Q5_0 || QT == QT_Q5_1) {
+        lo |= vec4<u32>(qhb4(qh), qhb4(qh >> 4u), qhb4(qh >> 8u), qhb4(qh >> 12u));
+        hi |= vec4<u32>(qhb4(qh >> 16u), qhb4(qh >> 20u), qhb4(qh >> 24u), qhb4(qh >> 28u));
+    }
+    return dot4I8Packed(lo.x, xq[b]) + dot4I8Packed(lo.y, xq[b + 1u]) + dot4I8Packed(lo.z, xq[b + 2u]) +
+           dot4I8Packed(lo.w, xq[b + 3u]) + dot4I8Packed(hi.x, xq[b + 4u]) + dot4I8Packed(hi.y, xq[b + 5u]) +
+           dot4I8Packed(hi.z, xq[b + 6u]) + dot4I8Packed(hi.w, xq[b + 7u]);
+}
+
+// 4 code words (one per activation word a .. a + 4)
+fn q_dot4w(c: vec4<u32>, a: u32) -> i32 {
+    return dot4I8Packed(c.x, xq[a]) + dot4I8Packed(c.y, xq[a + 1u]) + dot4I8Packed(c.z, xq[a + 2u]) +
+           dot4I8Packed(c.w, xq[a + 3u]);
+}
+
+// the RPG rows' dot products over item t with the int8 activations (every type but Q2_K, Q3_K)
+fn qitem_dot8(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<function, array<vec4<u32>, RPG>>)
+    -> vec4<f32> {
+    var acc = vec4<f32>(0.0);
+    if (QT == QT_Q8_0) {
+        let dx = xd[t];
+        for (var j = 0u; j < RPG; j++) {
+            let d = unpack2x16float((*aux)[j].x);
+            let s = q_dot4w((*raw)[j * QIC], 8u * t) + q_dot4w((*raw)[j * QIC + 1u], 8u * t + 4u);
+            acc[j] = select(d.x, d.y, t % 2u == 1u) * dx * f32(s);
+        }
+    } else if (QT == QT_Q4_K || QT == QT_Q5_K) {
+        // sub-blocks 2 jj (low nibbles: activation block 2 t) and 2 jj + 1 (high: 2 t + 1)
+        let jj = t % 4u;
+        let dx = vec2<f32>(xd[2u * t], xd[2u * t + 1u]);
+        let sx = vec2<f32>(f32(xs[2u * t]), f32(xs[2u * t + 1u]));
+        for (var j = 0u; j < RPG; j++) {
+            let hd = (*raw)[j * QIC];
+            var q0: vec4<u32>;
+            var q1: vec4<u32>;
+            if (QT == QT_Q5_K) {
+                q0 = (*raw)[j * QIC + 3u];
+                q1 = (*raw)[j * QIC + 4u];
+            } else {
+                q0 = (*raw)[j * QIC + 1u];
+                q1 = (*raw)[j * QIC + 2u];
+            }
+            var l0 = q0 & vec4<u32>(M4);
+            var l1 = q1 & vec4<u32>(M4);
+            var h0 = (q0 >> vec4<u32>(4u)) & vec4<u32>(M4);
+            var h1 = (q1 >> vec4<u32>(4u)) & vec4<u32>(M4);
+            if (QT == QT_Q5_K) {
+                let b0 = (*raw)[j * QIC + 1u];
+                let b1 = (*raw)[j * QIC + 2u];
+                l0 |= ((b0 >> vec4<u32>(2u * jj)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
+                l1 |= ((b1 >> vec4<u32>(2u * jj)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
+                h0 |= ((b0 >> vec4<u32>(2u * jj + 1u)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
+                h1 |= ((b1 >> vec4<u32>(2u * jj + 1u)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
+            }
+            let s  = vec2<f32>(f32(q_dot4w(l0, 16u * t) + q_dot4w(l1, 16u * t + 4u)),
+                               f32(q_dot4w(h0, 16u * t + 8u) + q_dot4w(h1, 16u * t + 12u)));
+            let dd = unpack2x16float(hd.x);
+            let sm = qsm_k4(hd, jj);
+            acc[j] = dd.x * dot(sm.xy * dx, s) - dd.y * dot(sm.zw * dx, sx);
+        }
+    } else if (QT == QT_Q6_K) {
+        // groups g = 0..3 of 16 elements: activation words x0 + 8 g .. + 4, in block (x0 + 8 g) / 8
+        let x0 = 64u * (t / 4u) + 32u * ((t / 2u) % 2u) + 4u * (t % 2u);
+        let dx = vec4<f32>(xd[x0 / 8u], xd[x0 / 8u + 1u], xd[x0 / 8u + 2u], xd[x0 / 8u + 3u]);
+        let sx = vec4<i32>(qsum4(xq[x0]) + qsum4(xq[x0 + 1u]) + qsum4(xq[x0 + 2u]) + qsum4(xq[x0 + 3u]),
+                           qsum4(xq[x0 + 8u]) + qsum4(xq[x0 + 9u]) + qsum4(xq[x0 + 10u]) + qsum4(xq[x0 + 11u]),
+                           qsum4(xq[x0 + 16u]) + qsum4(xq[x0 + 17u]) + qsum4(xq[x0 + 18u]) + qsum4(xq[x0 + 19u]),
+                           qsum4(xq[x0 + 24u]) + qsum4(xq[x0 + 25u]) + qsum4(xq[x0 + 26u]) + qsum4(xq[x0 + 27u]));
+        let b = 8u * (t % 2u);
+        for (var j = 0u; j < RPG; j++) {
+            let a  = (*aux)[j];
+            let sc = vec4<f32>(qs4((a.y >> b) & 0x00FF00FFu).xz, qs4((a.z >> b) & 0x00FF00FFu).xz);
+            let d  = unpack2x16float(a.x);
+            let la = (*raw)[j * QIC];
+            let lb = (*raw)[j * QIC + 1u];
+            let qh = (*raw)[j * QIC + 2u];
+            // the 6-bit codes of group g in word k: as q6_word builds them (0..63, minus 32 below)
+            let g0 = (la & vec4<u32>(M4)) | ((qh & vec4<u32>(0x03030303u)) << vec4<u32>(4u));
+            let g1 = (lb & vec4<u32>(M4)) | (((qh >> vec4<u32>(2u)) & vec4<u32>(0x03030303u)) << vec4<u32>(4u));
+            let g2 = ((la >> vec4<u32>(4u)) & vec4<u32>(M4)) | (((qh >> vec4<u32>(4u)) & vec4<u32>(0x03030303u)) << vec4<u32>(4u));
+            let g3 = ((lb >> vec4<u32>(4u)) & vec4<u32>(M4)) | (((qh >> vec4<u32>(6u)) & vec4<u32>(0x03030303u)) << vec4<u32>(4u));
+            let s  = vec4<i32>(q_dot4w(g0, x0), q_dot4w(g1, x0 + 8u), q_dot4w(g2, x0 + 16u), q_dot4w(g3, x0 + 24u)) -
+                     32 * sx;
+            acc[j] = select(d.x, d.y, (t / 4u) % 2u == 1u) * dot(sc * dx, vec4<f32>(s));
+        }
+    } else {
+        // Q4_0, Q4_1, Q5_0, Q5_1: d (q - z) or d q + m over block t
+        let dx = xd[t];
+        let sx = xs[t];
+        let z  = select(select(0, 8, QT == QT_Q4_0), 16, QT == QT_Q5_0);
+        for (var j = 0u; j < RPG; j++) {
+            let a = (*aux)[j];
+            let s = q4_dot8((*raw)[j * QIC], a.y, t);
+            let d = unpack2x16float(a.x);
+            if (QT == QT_Q4_1 || QT == QT_Q5_1) {
+                acc[j] = dx * (d.x * f32(s) + d.y * f32(sx));
+            } else {
+                acc[j] = select(d.x, d.y, t % 2u == 1u) * dx * f32(s - z * sx);
+            }
+        }
+    }
+    return acc;
 }
 
 // 32 activations (8 vec4), read once per item and shared by its rows. Named fields, not an
@@ -221,7 +410,12 @@ fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG 
              aux: ptr<function, array<vec4<u32>, RPG>>) -> vec4<f32> {
     var acc = vec4<f32>(0.0);
     if (Q23) {
-        let xv = qx8(8u * t);
+        var xv = qx8(8u * t);
+        if (ACT_Q8) {
+            let i = 8u * t;
+            xv = QX8(qxhat(i), qxhat(i + 1u), qxhat(i + 2u), qxhat(i + 3u), qxhat(i + 4u), qxhat(i + 5u), qxhat(i + 6u),
+                     qxhat(i + 7u));
+        }
         for (var j = 0u; j < RPG; j++) {
             let wv = qunit(4u * (WOFF + min(row0 + j, n - 1u) * KCS), t);
             acc[j] = dot(wv[0], xv.a) + dot(wv[1], xv.b) + dot(wv[2], xv.c) + dot(wv[3], xv.d) +

@@ -45,6 +45,12 @@ fn xprep(li: u32) {
     inv = rows_rms(li, xo); // its barrier orders the xw writes before the reads
 }
 
+// ACT_Q8 (quantized rows, --activations q8) rounds the normed input as cpu-ref computes it;
+// the sums then carry the 1 / rms already
+fn xq_in(i: u32) -> vec4<f32> {
+    return g[i] * (x[xo + i] * inv);
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
     let grp  = li / TPR;
@@ -54,7 +60,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
     if (XROW_ST) {
         xo = (st[ST_NTOK] - 1u) * (DIMP / 4u);
     }
-    let v = rows_run(row0, N, lane, li) * inv;
+    let v = rows_run(row0, N, lane, li) * select(inv, 1.0, ACT_Q8);
     if (lane == 0u) {
         for (var j = 0u; j < RPG; j++) {
             let r = row0 + j;

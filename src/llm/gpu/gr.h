@@ -169,6 +169,7 @@ struct gr {
     uint32_t                    sgs;  /* subgroup size the reductions use; 0: workgroup memory */
     uint32_t n_ctx, dim, dimp, q_dim, kv_dim, hd, half, rot, hidden, hidp, vocab, vp, pairs;
     bool     xw; /* XW: norm-prologue matvecs hold x * g in workgroup memory (DIMP fits) */
+    bool     qx8; /* ACT_Q8: quantized rows take int8-rounded activations (opt->act_q8)   */
     uint32_t qkv_s, gu_s;   /* prefill row strides of the QKV and gate/up outputs          */
     uint32_t split, n_split; /* attention slice length and count                           */
     uint32_t rope_tables, rope_orig;
@@ -207,6 +208,7 @@ struct gr {
     wgf_buffer *zero;   /* 256 zero bytes: a binding a kernel declares but a variant skips */
     /* state: prefill activations, GR_T_MAX rows each */
     wgf_buffer *X, *XB, *QKV, *Q, *ATT, *GU, *H;
+    wgf_buffer *XQ; /* qx8: a prefill matmul input rounded to int8 values (qround_rows)    */
     wgf_buffer *LOGITS; /* (T_MAX, vp) for all-logits prefill; made on first use          */
     wgf_buffer *rb[GR_RING]; /* read-back ring: GR_STEPS ids + the error word              */
     wgf_buffer **owned;      /* every state buffer, for free                              */
@@ -256,7 +258,8 @@ void            gr_prelude_model(const struct gr *g, struct wgf_prelude *p, stru
 void            gr_prelude_shapes(const struct gr *g, struct wgf_prelude *p);
 /* the row format of a matrix part: KC, KCS, QT, NU, QA, QB and the QT_* codes (every kernel
  * that reads weight rows; they include lib_qblock) */
-void            gr_prelude_part(struct wgf_prelude *p, const struct gr_mat *m, const struct gr_part *pt);
+void            gr_prelude_part(const struct gr *g, struct wgf_prelude *p, const struct gr_mat *m,
+                                const struct gr_part *pt);
 /* gr_step_label with the part's row format in place of the plan's float format */
 void            gr_step_label_part(const struct gr *g, struct gr_step *st, const char *role, const char *variant,
                                    const struct gr_part *pt);

@@ -44,8 +44,6 @@ void gr_prelude_shapes(const struct gr *g, struct wgf_prelude *p)
 #undef GR_PRE
     wgf_prelude_u32(p, "DIM", g->dim, "hidden size");
     wgf_prelude_u32(p, "DIMP", g->dimp, "DIM padded to 16 (activation row stride)");
-    wgf_prelude_bool(p, "XW", g->xw, "norm-prologue matvecs keep x * g in workgroup memory");
-    wgf_prelude_u32(p, "XWN", g->xw ? g->dimp / 4 : 1, "vec4 of that workgroup copy");
     wgf_prelude_u32(p, "Q_DIM", g->q_dim, "n_heads * head_dim");
     wgf_prelude_u32(p, "KV_DIM", g->kv_dim, "n_kv_heads * head_dim");
     wgf_prelude_u32(p, "N_HEADS", (uint64_t)c->n_heads, "query heads");
@@ -101,8 +99,13 @@ enum wgf_status gr_step_emit(const struct gr *g, wgf_schedule *s, struct gr_step
     return r ? gr_fail(g, err, r, st->label) : WGF_OK;
 }
 
-void gr_prelude_part(struct wgf_prelude *p, const struct gr_mat *m, const struct gr_part *pt)
+void gr_prelude_part(const struct gr *g, struct wgf_prelude *p, const struct gr_mat *m, const struct gr_part *pt)
 {
+    /* int8 activations live in workgroup memory (lib_rows_q's xq), the x * g copy then has no use */
+    bool q8 = g->qx8 && pt->qt != GR_QT_F, xw = g->xw && !q8;
+    wgf_prelude_bool(p, "ACT_Q8", q8, q8 ? "activations rounded to int8 per 32, integer dots" : "f32 activations");
+    wgf_prelude_bool(p, "XW", xw, "norm-prologue matvecs keep x * g in workgroup memory");
+    wgf_prelude_u32(p, "XWN", xw ? g->dimp / 4 : 1, "vec4 of that workgroup copy");
 #define GR_QT_PRE(name) wgf_prelude_u32(p, "QT_" #name, WGF_DT_##name, "row format: ggml " #name " blocks");
     GR_QT_LIST(GR_QT_PRE)
 #undef GR_QT_PRE
@@ -193,7 +196,7 @@ enum wgf_status gr_emit_embed(struct gr *g, wgf_schedule *s, wgf_buffer *x, bool
     struct wgf_prelude p  = {0};
     gr_step_label_part(g, &st, "embed", rows ? "rows" : NULL, &g->emb->part[0]);
     pre_model(g, &p, plain_cfg());
-    gr_prelude_part(&p, g->emb, &g->emb->part[0]);
+    gr_prelude_part(g, &p, g->emb, &g->emb->part[0]);
     st.frags[0] = "lib_embed";
     st.frags[1] = "lib_qblock";
     st.b[st.nb++] = B(x, 0, 0);
@@ -215,7 +218,7 @@ enum wgf_status gr_emit_attn_qkv(struct gr *g, wgf_schedule *s, int l, struct wg
         const uint32_t        ppg = pt->cfg.rpg / 2;
         gr_step_label_part(g, &st, "attn_qkv", NULL, pt);
         pre_model(g, &p, pt->cfg);
-        gr_prelude_part(&p, &L->qkv, pt);
+        gr_prelude_part(g, &p, &L->qkv, pt);
         wgf_prelude_u32(&p, "PPG", ppg, "row pairs per row group");
         wgf_prelude_u32(&p, "N_PAIRS", pt->rows / 2, "pairs in this row part");
         wgf_prelude_u32(&p, "PAIR0", pt->row0 / 2, "first pair of this row part");
@@ -287,7 +290,7 @@ enum wgf_status gr_emit_gemv(struct gr *g, wgf_schedule *s, const char *role, co
         struct wgf_prelude    p  = {0};
         gr_step_label_part(g, &st, "gemv", role, pt);
         pre_model(g, &p, pt->cfg);
-        gr_prelude_part(&p, w, pt);
+        gr_prelude_part(g, &p, w, pt);
         wgf_prelude_u32(&p, "N", pt->rows, "rows of this part");
         wgf_prelude_u32(&p, "ROW0", pt->row0, "first row of this part");
         wgf_prelude_bool(&p, "ACCUM", accum, accum ? "y += W x: the residual add" : "y = W x");
@@ -315,7 +318,7 @@ enum wgf_status gr_emit_ffn_gate_up(struct gr *g, wgf_schedule *s, int l, struct
         struct wgf_prelude    p   = {0};
         gr_step_label_part(g, &st, "ffn_gate_up", NULL, pt);
         pre_model(g, &p, pt->cfg);
-        gr_prelude_part(&p, &L->gu, pt);
+        gr_prelude_part(g, &p, &L->gu, pt);
         wgf_prelude_u32(&p, "PPG", ppg, "outputs (gate, up row pairs) per row group");
         wgf_prelude_u32(&p, "N_OUT", pt->rows / 2, "outputs of this row part");
         wgf_prelude_u32(&p, "O0", pt->row0 / 2, "first output of this row part");
@@ -345,7 +348,7 @@ enum wgf_status gr_emit_lm_head(struct gr *g, wgf_schedule *s, enum gr_xsrc xs, 
         struct wgf_prelude    p  = {0};
         gr_step_label_part(g, &st, "lm_head", NULL, pt);
         pre_model(g, &p, pt->cfg);
-        gr_prelude_part(&p, w, pt);
+        gr_prelude_part(g, &p, w, pt);
         wgf_prelude_u32(&p, "N", pt->rows, "vocabulary rows of this part");
         wgf_prelude_u32(&p, "ROW0", pt->row0, "first row of this part");
         wgf_prelude_u32(&p, "BEST0", best0, "first argmax partial of this part");
@@ -376,7 +379,7 @@ enum wgf_status gr_emit_sample_argmax(struct gr *g, wgf_schedule *s, struct wgf_
     struct wgf_prelude p  = {0};
     label(g, &st, "sample_argmax", NULL);
     pre_model(g, &p, plain_cfg());
-    gr_prelude_part(&p, g->emb, &g->emb->part[0]);
+    gr_prelude_part(g, &p, g->emb, &g->emb->part[0]);
     st.frags[0] = "lib_embed";
     st.frags[1] = "lib_advance";
     st.frags[2] = "lib_qblock";
@@ -421,7 +424,7 @@ enum wgf_status gr_emit_sample_topk(struct gr *g, wgf_schedule *s, struct wgf_er
     struct wgf_prelude q  = {0};
     label(g, &pk, "sample_pick", NULL);
     pre_model(g, &q, plain_cfg());
-    gr_prelude_part(&q, g->emb, &g->emb->part[0]);
+    gr_prelude_part(g, &q, g->emb, &g->emb->part[0]);
     pk.frags[0]   = "lib_topk";
     pk.frags[1]   = "lib_embed";
     pk.frags[2]   = "lib_advance";
@@ -453,17 +456,42 @@ enum wgf_status gr_emit_rmsnorm_rows(struct gr *g, wgf_schedule *s, wgf_buffer *
     return emit(g, s, &st, &p, err);
 }
 
+/* --activations q8: XQ = x rounded to int8 values per 32-element block (the matmul's quantized
+ * parts read it; its float parts read x) */
+static enum wgf_status emit_qround_rows(struct gr *g, wgf_schedule *s, wgf_buffer *x, uint32_t xs4, uint32_t cols,
+                                       struct wgf_err *err)
+{
+    struct gr_step     st = {0};
+    struct wgf_prelude p  = {0};
+    label(g, &st, "qround_rows", NULL);
+    pre_model(g, &p, plain_cfg());
+    wgf_prelude_u32(&p, "NB", cols / 32, "32-element blocks per row");
+    wgf_prelude_u32(&p, "XS4", xs4, "row stride in vec4");
+    st.b[st.nb++] = B(g->XQ, 0, 0);
+    st.b[st.nb++] = B(x, 0, 0);
+    st.slot       = GR_ARG_ROWS;
+    st.cost       = (struct wgf_step_cost){(uint64_t)cols * 4, (uint64_t)cols * 4, 0}; /* per row */
+    return emit(g, s, &st, &p, err);
+}
+
 enum wgf_status gr_emit_matmul(struct gr *g, wgf_schedule *s, const char *role, const struct gr_mat *w,
                                wgf_buffer *x, uint32_t xs4, wgf_buffer *y, uint32_t ys, bool accum,
                                const struct gr_vec *bias, struct wgf_err *err)
 {
+    bool round = false;
+    for (uint32_t i = 0; i < w->n_parts; i++) round |= g->qx8 && w->part[i].qt != GR_QT_F;
+    if (round) {
+        WGF_ASSERT(g->XQ && w->cols % 32 == 0);
+        enum wgf_status r = emit_qround_rows(g, s, x, xs4, w->cols, err);
+        if (r) return r;
+    }
     for (uint32_t i = 0; i < w->n_parts; i++) {
         const struct gr_part *pt = &w->part[i];
         struct gr_step        st = {0};
         struct wgf_prelude    p  = {0};
         gr_step_label_part(g, &st, "matmul", role, pt);
         pre_model(g, &p, plain_cfg());
-        gr_prelude_part(&p, w, pt);
+        gr_prelude_part(g, &p, w, pt);
         wgf_prelude_u32(&p, "XS4", xs4, "x row stride in vec4");
         wgf_prelude_u32(&p, "YS", ys, "y row stride in floats");
         wgf_prelude_u32(&p, "N", pt->rows, "weight rows of this part");
@@ -478,7 +506,7 @@ enum wgf_status gr_emit_matmul(struct gr *g, wgf_schedule *s, const char *role, 
         wgf_prelude_u32(&p, "TM", tm, "tokens per invocation (tile: 1024 / BN * TM tokens)");
         st.frags[0]   = "lib_qblock";
         st.b[st.nb++] = B(y, 0, 0);
-        st.b[st.nb++] = B(x, 0, 0);
+        st.b[st.nb++] = B(g->qx8 && pt->qt != GR_QT_F ? g->XQ : x, 0, 0);
         st.b[st.nb++] = BP(pt);
         st.b[st.nb++] = bias ? BV(g, *bias) : B(g->zero, 0, 0);
         st.b[st.nb++] = B(g->st, 0, 0);

@@ -267,7 +267,7 @@ enum wgf_status gr_op_gemv(struct gr *g, wgf_schedule *s, const char *op_name, c
         ps.kcs *= stride;
         gr_step_label_part(g, &st, "gemv", op_name, pt);
         gr_prelude_model(g, &p, cfg);
-        gr_prelude_part(&p, w, &ps);
+        gr_prelude_part(g, &p, w, &ps);
         wgf_prelude_u32(&p, "N", rows, "rows read in this part");
         uint32_t y0;
         struct wgf_binding yb = BT(g, y, &y0);

@@ -2,9 +2,10 @@
  *
  * Shapes (f32 unless said): decode x (dimp), q and att (q_dim), h (hidp), logits (vp); the KV
  * cache kv_cache_k/v[l] (n_ctx, kv_dim); prefill X, XB (T_MAX, dimp), QKV (T_MAX, qkv_s), Q
- * and ATT (T_MAX, q_dim), GU (T_MAX, gu_s), H (T_MAX, hidp); attention partials for T_MAX
- * rows. Every activation is zero at creation and kernels write only the unpadded part, so the
- * padding stays zero (the kernels sum whole 16-element chunks).
+ * and ATT (T_MAX, q_dim), GU (T_MAX, gu_s), H (T_MAX, hidp), XQ (--activations q8: T_MAX
+ * rows of the widest); attention partials for T_MAX rows. Every activation is zero at
+ * creation and kernels write only the unpadded part, so the padding stays zero (the kernels
+ * sum whole 16-element chunks).
  *
  * The RoPE table holds cos/sin of every position for each frequency table, computed on the
  * host exactly as cpu-ref does (angle = (float)pos * inv_freq[i] in f32, then cosf / sinf,
@@ -113,6 +114,11 @@ enum wgf_status gr_state_create(struct gr *g, struct wgf_err *err)
     };
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
         if ((s = gr_buf(g, list[i].label, list[i].bytes, list[i].usage, list[i].b, err))) return s;
+    if (g->qx8) { /* the rounded copy of a prefill matmul's input: as wide as the widest */
+        uint64_t w = g->dimp > g->q_dim ? g->dimp : g->q_dim;
+        if (g->hidp > w) w = g->hidp;
+        if ((s = gr_buf(g, "llm.prefill.xq", T * w * 4, WGF_BUF_STORAGE, &g->XQ, err))) return s;
+    }
     for (int i = 0; i < GR_RING; i++) {
         snprintf(lb, sizeof lb, "llm.readback[%d]", i);
         if ((s = gr_buf(g, lb, (GR_STEPS + 1) * 4, WGF_BUF_READBACK, &g->rb[i], err))) return s;

@@ -125,15 +125,27 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
 }
 
 /* The decode layout of a quantized part, counting lib_rows_q's items (64 elements of Q4_K..Q6_K,
- * else 32): one item per invocation (more invocations per row, not more items each: on the
- * H200 two items each were 5-20% slower, bench/RESULTS.md), 4 rows per group for the large
- * matrices (each activation read serves 4 rows) */
-static struct wgf_matvec_cfg q_cfg(uint32_t ni, uint32_t rows, bool paired)
+ * else 32), 4 rows per group for the large matrices (each activation read serves 4 rows).
+ * f32 activations: one item per invocation (more invocations per row, not more items each: on
+ * the H200 two items each were 5-20% slower, bench/RESULTS.md). int8 activations (q8): every
+ * workgroup first rounds the whole input into workgroup memory, so a workgroup should own many
+ * rows: the fewest invocations per row (down to 8, at most 8 items each) that still leave
+ * GR_Q8_MIN_WG workgroups (on the H200 Phi-3-mini Q4_K_M went 253 -> 401 tok/s with ~128 rows
+ * per workgroup of its large matrices; a small model's matrices never reach the floor and
+ * keep one item per invocation) */
+#define GR_Q8_MIN_WG 128u
+static struct wgf_matvec_cfg q_cfg(uint32_t ni, uint32_t rows, bool paired, bool q8)
 {
     uint32_t rpg = paired ? 2 : 1, loads = 2;
     if (rows >= 16384) rpg = 4, loads = 4;
     else if (rows < 4096) loads = 1;
-    return wgf_matvec_cfg_pick(ni, rpg, loads, 0);
+    struct wgf_matvec_cfg c = wgf_matvec_cfg_pick(ni, rpg, loads, 0);
+    if (!q8) return c;
+    for (uint32_t tpr = 8; tpr < c.tpr; tpr *= 2) {
+        struct wgf_matvec_cfg t = wgf_matvec_cfg_pick(ni, rpg, 8 * rpg, tpr);
+        if (t.nit <= 8 && (rows + t.gpw * t.rpg - 1) / (t.gpw * t.rpg) >= GR_Q8_MIN_WG) return t;
+    }
+    return c;
 }
 
 /* the GPU row format of stored row s: its tensor's block type when the shader decodes it */
@@ -164,6 +176,14 @@ static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, u
         uint32_t qt = row_qt(g, src, r, cols);
         if (n_runs && qt == run_qt[n_runs - 1]) continue;
         if (n_runs == GR_MAX_RUNS) { /* rows of many formats interleaved: the float format */
+            /* --activations q8 rounds the input of quantized rows (as cpu-ref does per tensor);
+             * rows dequantized to floats here would not be, so refuse rather than differ */
+            if (g->qx8)
+                return wgf_fail(err, WGF_ERR_UNSUPPORTED,
+                                "gpu-roles: --activations q8: '%s' interleaves rows of different types (%s, %s), "
+                                "which this plan can only dequantize to floats; use --activations f32",
+                                label, run_qt[0] == GR_QT_F ? "float" : wgf_dtype_str((enum wgf_dtype)run_qt[0]),
+                                run_qt[1] == GR_QT_F ? "float" : wgf_dtype_str((enum wgf_dtype)run_qt[1]));
             n_runs = 1, run_qt[0] = GR_QT_F;
             break;
         }
@@ -177,8 +197,16 @@ static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, u
         if (tmpl.qt != GR_QT_F) {
             WGF_ASSERT(gr_qlayout((enum wgf_dtype)tmpl.qt, cols, &L));
             tmpl.kcs = (L.words + 3) / 4, tmpl.nu = L.nu, tmpl.ni = L.ni, tmpl.qa = L.qa, tmpl.qb = L.qb;
-            tmpl.cfg = q_cfg(L.ni, rows, paired);
+            tmpl.cfg = q_cfg(L.ni, rows, paired, g->qx8);
             m->quant = true;
+            /* lib_rows_q's int8 copy of the input (a word per 4 elements, d and the sum per 32)
+             * beside the reductions' arrays (< 4 KiB) */
+            uint64_t need = 40ull * L.nu + 4096, have = wgf_ctx_limits(g->ctx)->max_compute_workgroup_storage_size;
+            if (g->qx8 && need > have)
+                return wgf_fail(err, WGF_ERR_UNSUPPORTED,
+                                "gpu-roles: --activations q8: tensor '%s' has %u columns; its int8 input needs %llu "
+                                "bytes of workgroup memory and this device allows %llu",
+                                label, cols, (unsigned long long)need, (unsigned long long)have);
         }
         uint64_t row_bytes = (uint64_t)tmpl.kcs * 16;
         uint64_t per       = g->arena_cap / row_bytes;
