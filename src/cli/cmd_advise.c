@@ -19,6 +19,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: wgfuse advise --calibrate [--quick] [--json]\n"
             "       wgfuse advise (--llm MODEL | --shape NAME) [--weights f16|f32|TYPE] [--no-subgroups] [--batch B]\n"
+            "                  [--activations f32|q8]\n"
             "       wgfuse advise --sim ENV --steps L --pop P [--hidden H] [--episode-steps T] [--longest-steps M]\n"
             "                     [--chunks K,K,..] [--gens-per-submit G] [--no-probe]\n"
             "       wgfuse advise --table [--quick] [--json]\n"

@@ -50,6 +50,22 @@ static int lines(const char *s)
     return n;
 }
 
+/* the whole file at path (NULL on failure; *n its size) */
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *b = NULL;
+    *n      = 0;
+    if (f && fseek(f, 0, SEEK_END) == 0) {
+        long sz = ftell(f);
+        if (sz > 0 && fseek(f, 0, SEEK_SET) == 0 && (b = malloc((size_t)sz)) && fread(b, 1, (size_t)sz, f) == (size_t)sz)
+            *n = (size_t)sz;
+        else free(b), b = NULL;
+    }
+    if (f) fclose(f);
+    return b;
+}
+
 int main(void)
 {
     struct wgf_t t = {0};
@@ -107,6 +123,24 @@ int main(void)
         run(&o2, a);
         wgf_t_check(&t, o.rc == 0 && o2.rc == 0 && !strcmp(o.so, o2.so) && strstr(o.se, "quantized to Q8_0"),
                     "run --weights Q8_0 == run on the Q8_0 file", "rc %d/%d: '%s' vs '%s'", o.rc, o2.rc, o.so, o2.so);
+        /* --activations q8: cpu-ref rounds the quantized matrices' inputs; its logits move */
+        char l0[760], l1[760];
+        snprintf(l0, sizeof l0, "%s/q8_exact.npy", dir);
+        snprintf(l1, sizeof l1, "%s/q8_act.npy", dir);
+        snprintf(a, sizeof a, "run -m '%s' --tokens 1,2,3 -n 1 --backend cpu-ref --logits-out '%s'", q8, l0);
+        run(&o, a);
+        snprintf(a, sizeof a, "run -m '%s' --tokens 1,2,3 -n 1 --backend cpu-ref --activations q8 --logits-out '%s'", q8, l1);
+        run(&o2, a);
+        size_t n0 = 0, n1 = 0;
+        char  *b0 = slurp(l0, &n0), *b1 = slurp(l1, &n1);
+        wgf_t_check(&t, o.rc == 0 && o2.rc == 0 && b0 && b1 && n0 == n1 && n0 > 128 && memcmp(b0, b1, n0) != 0,
+                    "run --activations q8: cpu-ref runs, other logits than exact", "rc %d/%d: %s", o.rc, o2.rc, o2.se);
+        free(b0);
+        free(b1);
+        snprintf(a, sizeof a, "run -m '%s' --tokens 1 --activations q4", q8);
+        run(&o, a);
+        wgf_t_check(&t, o.rc == 2 && strstr(o.se, "--activations") && strstr(o.se, "q8") && lines(o.se) == 1,
+                    "run --activations q4 -> exit 2 naming the flag and the values", "rc %d: %s", o.rc, o.se);
     }
     run(&o, "tokenize -m x");
     wgf_t_check(&t, o.rc == 2, "tokenize without -p -> exit 2", "rc %d", o.rc);
