@@ -215,7 +215,7 @@ static const struct qtype *qtype_of(enum wgf_dtype dt)
 }
 
 #define M_DIM    256
-#define M_HID    512
+#define M_HID    1024
 #define M_HEADS  4
 #define M_KV     2
 #define M_LAYERS 2

@@ -137,7 +137,10 @@ static void check_q8(struct wgf_t *t, wgf_ctx *ctx, const char *tag, struct wgf_
     wgf_t_check(t, ok && e0 > 1e-6 && e0 <= 5e-2, nm, "token 3 from an empty cache: %.3g", e0);
     const struct wgf_llm_backend *plans[] = {&wgf_llm_backend_gpu_roles, &wgf_llm_backend_gpu_ops};
     for (size_t p = 0; p < (every_plan ? 2u : 1u); p++) {
-        struct wgf_llm_backend_options go = {.n_ctx = 8, .gpu = ctx, .weights_f32 = true, .act_q8 = true};
+        /* a workgroup floor of 1: the most rows per workgroup, so ffn_down (1024 columns) takes
+         * several items per invocation, the layout the H200 runs its large matrices in */
+        struct wgf_llm_backend_options go = {
+            .n_ctx = 8, .gpu = ctx, .weights_f32 = true, .act_q8 = true, .q8_min_workgroups = 1};
         struct wgf_llm_backend         gb;
         snprintf(nm, sizeof nm, "%s: %s --activations q8 == cpu-ref q8", tag, plans[p]->plan);
         enum wgf_status s = wgf_llm_backend_open(&gb, plans[p], mq, &go, &err);

@@ -119,7 +119,8 @@ static enum wgf_status gr_init(struct wgf_llm_backend *b, const struct wgf_llm_m
     g->max_bind = g->dev_bind = lim->max_storage_buffer_binding_size;
     /* the x * g copy of the norm-prologue matvecs, beside their reduction arrays (< 4 KiB) */
     g->xw = (uint64_t)g->dimp * 4 + 4096 <= lim->max_compute_workgroup_storage_size;
-    g->qx8 = opt->act_q8;
+    g->qx8       = opt->act_q8;
+    g->q8_min_wg = opt->q8_min_workgroups ? opt->q8_min_workgroups : GR_Q8_MIN_WG;
     if (opt->max_binding_bytes && opt->max_binding_bytes < g->max_bind) g->max_bind = opt->max_binding_bytes;
     g->align     = lim->min_storage_buffer_offset_alignment > 16 ? lim->min_storage_buffer_offset_alignment : 16;
     g->arena_cap = (g->max_bind < lim->max_buffer_size ? g->max_bind : lim->max_buffer_size) / g->align * g->align;

@@ -55,6 +55,7 @@ enum { GR_ST_LIST(GR_ENUM) GR_SP_LIST(GR_ENUM) };
 #define GR_EMB_PARTS 5     /* row parts of the embedding table one kernel can bind (sample_pick:
                               5 bindings + 5 parts = maxStorageBuffersPerShaderStage 10) */
 #define GR_STEPS 16        /* decode steps per submit at most                               */
+#define GR_Q8_MIN_WG 128u /* --activations q8: workgroups a quantized matvec keeps (q_cfg)  */
 #define GR_SUBMIT_S 0.05   /* the GPU time a decode submit aims at (steps adapt to the rate)  */
 #define GR_RING 3          /* submits in flight while decoding                              */
 #define GR_MAX_SPLIT 64    /* attention slices at most (the slice length grows with n_ctx)  */
@@ -170,6 +171,7 @@ struct gr {
     uint32_t n_ctx, dim, dimp, q_dim, kv_dim, hd, half, rot, hidden, hidp, vocab, vp, pairs;
     bool     xw; /* XW: norm-prologue matvecs hold x * g in workgroup memory (DIMP fits) */
     bool     qx8; /* ACT_Q8: quantized rows take int8-rounded activations (opt->act_q8)   */
+    uint32_t q8_min_wg; /* qx8: workgroups q_cfg leaves a quantized matvec (GR_Q8_MIN_WG)    */
     uint32_t qkv_s, gu_s;   /* prefill row strides of the QKV and gate/up outputs          */
     uint32_t split, n_split; /* attention slice length and count                           */
     uint32_t rope_tables, rope_orig;

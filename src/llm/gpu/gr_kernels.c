@@ -127,8 +127,10 @@ void gr_step_label_part(const struct gr *g, struct gr_step *st, const char *role
     char q[16];
     snprintf(q, sizeof q, "%s", wgf_dtype_str((enum wgf_dtype)pt->qt));
     for (char *c = q; *c; c++) *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-    snprintf(st->label, sizeof st->label, "%s%s%s_%s_%s", role, variant ? "_" : "", variant ? variant : "", q,
-             g->sgs ? "sg" : "wg");
+    /* "_x8": the part multiplies int8 activations (--activations q8; an embedding gather none) */
+    bool x8 = g->qx8 && strcmp(role, "embed") != 0;
+    snprintf(st->label, sizeof st->label, "%s%s%s_%s%s_%s", role, variant ? "_" : "", variant ? variant : "", q,
+             x8 ? "_x8" : "", g->sgs ? "sg" : "wg");
 }
 
 void gr_step_label(const struct gr *g, struct gr_step *st, const char *role, const char *variant)

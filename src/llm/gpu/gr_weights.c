@@ -130,11 +130,10 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
  * the H200 two items each were 5-20% slower, bench/RESULTS.md). int8 activations (q8): every
  * workgroup first rounds the whole input into workgroup memory, so a workgroup should own many
  * rows: the fewest invocations per row (down to 8, at most 8 items each) that still leave
- * GR_Q8_MIN_WG workgroups (on the H200 Phi-3-mini Q4_K_M went 253 -> 401 tok/s with ~128 rows
- * per workgroup of its large matrices; a small model's matrices never reach the floor and
- * keep one item per invocation) */
-#define GR_Q8_MIN_WG 128u
-static struct wgf_matvec_cfg q_cfg(uint32_t ni, uint32_t rows, bool paired, bool q8)
+ * min_wg workgroups (GR_Q8_MIN_WG unless the options say; on the H200 Phi-3-mini Q4_K_M went
+ * 253 -> 401 tok/s with ~128 rows per workgroup of its large matrices; a small model's
+ * matrices never reach the floor and keep one item per invocation) */
+static struct wgf_matvec_cfg q_cfg(uint32_t ni, uint32_t rows, bool paired, bool q8, uint32_t min_wg)
 {
     uint32_t rpg = paired ? 2 : 1, loads = 2;
     if (rows >= 16384) rpg = 4, loads = 4;
@@ -143,7 +142,7 @@ static struct wgf_matvec_cfg q_cfg(uint32_t ni, uint32_t rows, bool paired, bool
     if (!q8) return c;
     for (uint32_t tpr = 8; tpr < c.tpr; tpr *= 2) {
         struct wgf_matvec_cfg t = wgf_matvec_cfg_pick(ni, rpg, 8 * rpg, tpr);
-        if (t.nit <= 8 && (rows + t.gpw * t.rpg - 1) / (t.gpw * t.rpg) >= GR_Q8_MIN_WG) return t;
+        if (t.nit <= 8 && (rows + t.gpw * t.rpg - 1) / (t.gpw * t.rpg) >= min_wg) return t;
     }
     return c;
 }
@@ -197,7 +196,7 @@ static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, u
         if (tmpl.qt != GR_QT_F) {
             WGF_ASSERT(gr_qlayout((enum wgf_dtype)tmpl.qt, cols, &L));
             tmpl.kcs = (L.words + 3) / 4, tmpl.nu = L.nu, tmpl.ni = L.ni, tmpl.qa = L.qa, tmpl.qb = L.qb;
-            tmpl.cfg = q_cfg(L.ni, rows, paired, g->qx8);
+            tmpl.cfg = q_cfg(L.ni, rows, paired, g->qx8, g->q8_min_wg);
             m->quant = true;
             /* lib_rows_q's int8 copy of the input (a word per 4 elements, d and the sum per 32)
              * beside the reductions' arrays (< 4 KiB) */

@@ -1,0 +1,497 @@
+// lib_rows_q — fragment: lib_rows' matvec loop for quantized weight rows (lib_qblock layout).
+//   rows_run(row0, n, lane, li): as lib_rows (the RPG sums of the group's rows, summed over
+//       the group). A row is cut into NI items of 32 or 64 elements, the piece of the row
+//       format whose bits one invocation uses whole: a block of Q4_0..Q8_0 (32), a pair of
+//       sub-blocks of Q4_K / Q5_K (64: the low and high nibbles of 32 bytes), a quarter of a
+//       Q6_K half (64: 16 bytes of low bits twice and 16 of high bits serve 4 groups of 16).
+//       Invocation `lane` takes items lane, lane + TPR, ... (NIT of them; q_cfg picks NIT 1
+//       where it can): the raw words of the first item's RPG rows are loaded, then xprep(li),
+//       then per item the activations are read once (xin, into named fields: every index is
+//       static whether or not the driver unrolls) and each row's codes are dotted with them:
+//       the codes become floats exactly (qf4: the f32 whose mantissa holds the byte, minus
+//       2^23 and the type's offset, an add where a convert would be a quarter-rate
+//       instruction), the sums are taken per sub-block and scaled once, the minimums apply to
+//       the sub-block's sum of activations (d (q - z) x summed = d (sum q x - z sum x)).
+//       Q2_K / Q3_K, whose blocks are not chunk aligned, take 32-element units through
+//       lib_qblock's qunit.
+//   Floating-point order differs from cpu-ref's element loop (scale once per sub-block):
+//   the plans' tolerance (1e-4 relative on logits, test_quant_gpu) covers it.
+//   With ACT_Q8 (--activations q8, opt-in) the input is first rounded to int8 per 32-element
+//   block, as cpu-ref does then (wgf__quant_round_q8): x^ = d q, d = max|x| / 127, q =
+//   round(x / d), a non-finite block all NaN. Each workgroup rounds it once into workgroup
+//   memory (xq: 4 codes per word; xd: d; xs: the codes' sum), and the dots are integer:
+//   dot4I8Packed of 4 weight codes with 4 activation codes, the block's offset or minimum
+//   through xs, the scales applied once per block (llama.cpp's q8_1 activations). Q2_K / Q3_K
+//   read x^ as floats.
+// needs:      lib_reduce_*, lib_qblock; const TPR, RPG, NIT, NI (items per row), NU, KCS
+//             (row stride in chunks), QA, QB, QT, ACT_Q8, WG; module-scope `w: array<vec4<u32>>`,
+//             `x: array<vec4<f32>>`; fn xin(i: u32) -> vec4<f32>, fn xprep(li: u32) (uniform:
+//             may hold barriers); fn xq_in(i: u32) -> vec4<f32>: what ACT_Q8 rounds, read after
+//             xprep (the normed input itself, in cpu-ref's order, where xin leaves the norm's
+//             1 / rms to the caller: such a kernel then does not scale the sums)
+// override WOFF (default 0): the rows start at chunk WOFF of `w` (as lib_rows).
+override WOFF: u32 = 0u;
+
+fn wq4(i: u32) -> vec4<u32> {
+    return w[i];
+}
+
+// chunks of raw codes per item and row held from the load phase to the dot phase
+const QIC: u32 = select(select(select(select(1u, 2u, QT == QT_Q8_0), 3u, QT == QT_Q4_K || QT == QT_Q6_K),
+                               5u, QT == QT_Q5_K), 1u, QT == QT_Q2_K || QT == QT_Q3_K);
+const Q23: bool = QT == QT_Q2_K || QT == QT_Q3_K;
+const M4: u32   = 0x0F0F0F0Fu;
+
+// the four bytes of v as f32, each minus z (exact: a byte in the mantissa of 2^23)
+fn qf4(v: u32, z: f32) -> vec4<f32> {
+    let b = (vec4<u32>(v) >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(255u);
+    return bitcast<vec4<f32>>(b | vec4<u32>(0x4B000000u)) - vec4<f32>(8388608.0 + z);
+}
+
+// bits 0..3 of h, one to bit 4 of each byte (Q5_0 / Q5_1 high bits: no carries, the
+// products' bit positions 7 k + i are distinct)
+fn qhb4(h: u32) -> u32 {
+    return (((h & 15u) * 0x00204081u) & 0x01010101u) << 4u;
+}
+
+// word c of item t of the row starting at word rb: the load phase (Q2_K / Q3_K: none)
+fn qitem_chunk(rb: u32, t: u32, c: u32) -> vec4<u32> {
+    let r4 = rb / 4u;
+    if (QT == QT_Q8_0) {
+        return wq4(r4 + 2u * t + c);
+    } else if (QT == QT_Q4_K) {
+        // c 0: the block's header chunk (d, dmin, scales); 1, 2: qs bytes 32 j .. 32 j + 32
+        let bc = r4 + 9u * (t / 4u);
+        return wq4(select(bc + 1u + 2u * (t % 4u) + c - 1u, bc, c == 0u));
+    } else if (QT == QT_Q5_K) {
+        // c 0: header; 1, 2: qh (all 32 bytes); 3, 4: qs bytes 32 j .. 32 j + 32
+        let bc = r4 + 11u * (t / 4u);
+        return wq4(select(select(bc + 3u + 2u * (t % 4u) + c - 3u, bc + c, c < 3u), bc, c == 0u));
+    } else if (QT == QT_Q6_K) {
+        // item t = 4 b + 2 h + i: l = 16 i .. 16 i + 16 of half h; c 0: ql[l], 1: ql[l + 32],
+        // 2: qh[l]
+        let bc = r4 + 13u * (t / 4u);
+        let h  = (t / 2u) % 2u;
+        let i  = t % 2u;
+        return wq4(bc + select(select(8u + 2u * h + i, 4u * h + 2u + i, c == 1u), 4u * h + i, c == 0u));
+    } else if (Q23) {
+        return vec4<u32>(0u);
+    }
+    return wq4(r4 + t); // Q4_0 .. Q5_1: the block's 16 qs bytes
+}
+
+// the words an item needs besides its chunks: scales, minimums, high bits
+fn qitem_aux(rb: u32, t: u32) -> vec4<u32> {
+    if (QT == QT_Q4_0 || QT == QT_Q8_0) {
+        return vec4<u32>(qword(rb + QA + t / 2u), 0u, 0u, 0u);
+    } else if (QT == QT_Q4_1) {
+        return vec4<u32>(qword(rb + QA + t), 0u, 0u, 0u);
+    } else if (QT == QT_Q5_0) {
+        return vec4<u32>(qword(rb + QB + t / 2u), qword(rb + QA + t), 0u, 0u);
+    } else if (QT == QT_Q5_1) {
+        return vec4<u32>(qword(rb + QB + t), qword(rb + QA + t), 0u, 0u);
+    } else if (QT == QT_Q6_K) {
+        // d; the scale words 2 h and 2 h + 1 of the block's 16 int8 scales
+        let sw = rb + 52u * (t / 4u) + 48u + 2u * ((t / 2u) % 2u);
+        return vec4<u32>(qword(rb + QA + t / 8u), qword(sw), qword(sw + 1u), 0u);
+    }
+    return vec4<u32>(0u);
+}
+
+// Q4_K / Q5_K: (scale, min) of sub-blocks 2 j and 2 j + 1 from the header chunk h (bytes
+// 0..3: d, dmin; 4..15: 12 bytes of 6-bit scales and mins, as ggml packs them)
+fn qsm_k4(h: vec4<u32>, j: u32) -> vec4<f32> {
+    let k  = 16u * (j % 2u);                      // byte 2 (j % 2) of a word
+    let y  = vec2<u32>(h.y >> k, h.y >> (k + 8u)) & vec2<u32>(255u);
+    let z  = vec2<u32>(h.z >> k, h.z >> (k + 8u)) & vec2<u32>(255u);
+    let ww = vec2<u32>(h.w >> k, h.w >> (k + 8u)) & vec2<u32>(255u);
+    var sc = y & vec2<u32>(63u);
+    var mn = z & vec2<u32>(63u);
+    if (j >= 2u) {
+        sc = (ww & vec2<u32>(15u)) | ((y >> vec2<u32>(6u)) << vec2<u32>(4u));
+        mn = (ww >> vec2<u32>(4u)) | ((z >> vec2<u32>(6u)) << vec2<u32>(4u));
+    }
+    return vec4<f32>(vec2<f32>(sc), vec2<f32>(mn));
+}
+
+// the raw words of item t of rows row0 .. row0 + RPG (rows past n re-read row n - 1: their sums
+// are not stored)
+fn qitem_load(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>,
+              aux: ptr<function, array<vec4<u32>, RPG>>) {
+    for (var j = 0u; j < RPG; j++) {
+        let rb = 4u * (WOFF + min(row0 + j, n - 1u) * KCS);
+        for (var c = 0u; c < QIC; c++) {
+            (*raw)[j * QIC + c] = qitem_chunk(rb, t, c);
+        }
+        (*aux)[j] = qitem_aux(rb, t);
+    }
+}
+
+// The arrays are indexed by row and chunk only, never by the item loop's counter: a driver
+// that does not unroll that loop (its body is large) would otherwise move them to memory.
+// The first item's loads are in flight during xprep; the next item's are issued after the
+// current one's dots (other invocations hide that latency).
+fn rows_run(row0: u32, n: u32, lane: u32, li: u32) -> vec4<f32> {
+    var raw: array<vec4<u32>, RPG * QIC>;
+    var aux: array<vec4<u32>, RPG>;
+    qitem_load(row0, n, min(lane, NI - 1u), &raw, &aux);
+    xprep(li);
+    if (ACT_Q8) {
+        qx_round(li);
+    }
+    var acc = vec4<f32>(0.0);
+    if (ACT_Q8 && !Q23) {
+        // several items per invocation here (q_cfg): the next item's words are loaded before
+        // the current item's dots, so two items' loads are in flight (a workgroup per compute
+        // unit leaves few invocations to hide the latency otherwise)
+        var nraw: array<vec4<u32>, RPG * QIC>;
+        var naux: array<vec4<u32>, RPG>;
+        for (var i = 0u; i < NIT; i++) {
+            let t = lane + i * TPR;
+            if (i + 1u < NIT && t + TPR < NI) {
+                qitem_load(row0, n, t + TPR, &nraw, &naux);
+            }
+            if (t < NI) {
+                acc += qitem_dot8(t, &raw, &aux);
+            }
+            raw = nraw;
+            aux = naux;
+        }
+        return rowsum4(acc, li);
+    }
+    for (var i = 0u; i < NIT; i++) {
+        let t = lane + i * TPR;
+        if (t < NI) {
+            if (i > 0u) {
+                qitem_load(row0, n, t, &raw, &aux);
+            }
+            acc += qitem_dot(row0, n, t, &raw, &aux);
+        }
+    }
+    return rowsum4(acc, li);
+}
+
+// ---- ACT_Q8: int8 activations ----------------------------------------------------------------
+const QXN: u32 = select(1u, 8u * NU, ACT_Q8);
+const QXB: u32 = select(1u, NU, ACT_Q8);
+var<workgroup> xq: array<u32, QXN>; // word i: codes of elements 4 i .. 4 i + 4 (element 4 i low)
+var<workgroup> xd: array<f32, QXB>; // block u: d
+var<workgroup> xs: array<i32, QXB>; // block u: the sum of its 32 codes
+
+// |v| as bits: the integer order of these is the float order, and a NaN is above every
+// finite value and infinity, so the block's maximum carries it (cpu-ref takes the same)
+fn qabsbits(v: vec4<f32>) -> u32 {
+    let b = bitcast<vec4<u32>>(v) & vec4<u32>(0x7FFFFFFFu);
+    return max(max(b.x, b.y), max(b.z, b.w));
+}
+
+fn qcodes(v: vec4<f32>, id: f32) -> vec4<i32> {
+    return vec4<i32>(clamp(round(v * id), vec4<f32>(-127.0), vec4<f32>(127.0)));
+}
+
+// every block of the input, one per invocation at a time; the barrier orders the writes
+// before every invocation's dots (uniform: rows_run is)
+fn qx_round(li: u32) {
+    for (var u = li; u < NU; u += WG) {
+        let v = QX8(xq_in(8u * u), xq_in(8u * u + 1u), xq_in(8u * u + 2u), xq_in(8u * u + 3u), xq_in(8u * u + 4u),
+                    xq_in(8u * u + 5u), xq_in(8u * u + 6u), xq_in(8u * u + 7u));
+        let m  = max(max(max(qabsbits(v.a), qabsbits(v.b)), max(qabsbits(v.c), qabsbits(v.d))),
+                     max(max(qabsbits(v.e), qabsbits(v.f)), max(qabsbits(v.g), qabsbits(v.h))));
+        // a NaN or an infinity in the block: d NaN and the codes 0, so its products are NaN
+        let nf = m >= 0x7F800000u;
+        let d  = select(bitcast<f32>(m) / 127.0, bitcast<f32>(m | 0x00400000u), nf); // a quiet NaN
+        let id = select(select(0.0, 1.0 / d, d > 0.0), 0.0, nf);
+        let qa = qcodes(v.a, id);
+        let qb = qcodes(v.b, id);
+        let qc = qcodes(v.c, id);
+        let qd = qcodes(v.d, id);
+        let qe = qcodes(v.e, id);
+        let qf = qcodes(v.f, id);
+        let qg = qcodes(v.g, id);
+        let qh = qcodes(v.h, id);
+        xq[8u * u]      = pack4xI8(qa);
+        xq[8u * u + 1u] = pack4xI8(qb);
+        xq[8u * u + 2u] = pack4xI8(qc);
+        xq[8u * u + 3u] = pack4xI8(qd);
+        xq[8u * u + 4u] = pack4xI8(qe);
+        xq[8u * u + 5u] = pack4xI8(qf);
+        xq[8u * u + 6u] = pack4xI8(qg);
+        xq[8u * u + 7u] = pack4xI8(qh);
+        let t = qa + qb + qc + qd + qe + qf + qg + qh;
+        xd[u] = d;
+        xs[u] = t.x + t.y + t.z + t.w;
+    }
+    workgroupBarrier();
+}
+
+// x^ as floats: vec4 i (Q2_K / Q3_K, which decode to floats)
+fn qxhat(i: u32) -> vec4<f32> {
+    return vec4<f32>(unpack4xI8(xq[i])) * xd[i / 8u];
+}
+
+// the sum of the 4 codes of word v
+fn qsum4(v: u32) -> i32 {
+    return dot4I8Packed(v, 0x01010101u);
+}
+
+// Q4_0 .. Q5_1: the integer dot of block t's 32 codes (4 words of nibbles, the 5th bits from
+// qh) with its activation codes (words 8 t .. 8 t + 8)
+fn q4_dot8(c: vec4<u32>, qh: u32, t: u32) -> i32 {
+    let b  = 8u * t;
+    var lo = vec4<u32>(c & vec4<u32>(M4));
+    var hi = vec4<u32>((c >> vec4<u32>(4u)) & vec4<u32>(M4));
+    if (QT == QT_Q5_0 || QT == QT_Q5_1) {
+        lo |= vec4<u32>(qhb4(qh), qhb4(qh >> 4u), qhb4(qh >> 8u), qhb4(qh >> 12u));
+        hi |= vec4<u32>(qhb4(qh >> 16u), qhb4(qh >> 20u), qhb4(qh >> 24u), qhb4(qh >> 28u));
+    }
+    return dot4I8Packed(lo.x, xq[b]) + dot4I8Packed(lo.y, xq[b + 1u]) + dot4I8Packed(lo.z, xq[b + 2u]) +
+           dot4I8Packed(lo.w, xq[b + 3u]) + dot4I8Packed(hi.x, xq[b + 4u]) + dot4I8Packed(hi.y, xq[b + 5u]) +
+           dot4I8Packed(hi.z, xq[b + 6u]) + dot4I8Packed(hi.w, xq[b + 7u]);
+}
+
+// 4 code words (one per activation word a .. a + 4)
+fn q_dot4w(c: vec4<u32>, a: u32) -> i32 {
+    return dot4I8Packed(c.x, xq[a]) + dot4I8Packed(c.y, xq[a + 1u]) + dot4I8Packed(c.z, xq[a + 2u]) +
+           dot4I8Packed(c.w, xq[a + 3u]);
+}
+
+// the RPG rows' dot products over item t with the int8 activations (every type but Q2_K, Q3_K)
+fn qitem_dot8(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<function, array<vec4<u32>, RPG>>)
+    -> vec4<f32> {
+    var acc = vec4<f32>(0.0);
+    if (QT == QT_Q8_0) {
+        let dx = xd[t];
+        for (var j = 0u; j < RPG; j++) {
+            let d = unpack2x16float((*aux)[j].x);
+            let s = q_dot4w((*raw)[j * QIC], 8u * t) + q_dot4w((*raw)[j * QIC + 1u], 8u * t + 4u);
+            acc[j] = select(d.x, d.y, t % 2u == 1u) * dx * f32(s);
+        }
+    } else if (QT == QT_Q4_K || QT == QT_Q5_K) {
+        // sub-blocks 2 jj (low nibbles: activation block 2 t) and 2 jj + 1 (high: 2 t + 1)
+        let jj = t % 4u;
+        let dx = vec2<f32>(xd[2u * t], xd[2u * t + 1u]);
+        let sx = vec2<f32>(f32(xs[2u * t]), f32(xs[2u * t + 1u]));
+        for (var j = 0u; j < RPG; j++) {
+            let hd = (*raw)[j * QIC];
+            var q0: vec4<u32>;
+            var q1: vec4<u32>;
+            if (QT == QT_Q5_K) {
+                q0 = (*raw)[j * QIC + 3u];
+                q1 = (*raw)[j * QIC + 4u];
+            } else {
+                q0 = (*raw)[j * QIC + 1u];
+                q1 = (*raw)[j * QIC + 2u];
+            }
+            var l0 = q0 & vec4<u32>(M4);
+            var l1 = q1 & vec4<u32>(M4);
+            var h0 = (q0 >> vec4<u32>(4u)) & vec4<u32>(M4);
+            var h1 = (q1 >> vec4<u32>(4u)) & vec4<u32>(M4);
+            if (QT == QT_Q5_K) {
+                let b0 = (*raw)[j * QIC + 1u];
+                let b1 = (*raw)[j * QIC + 2u];
+                l0 |= ((b0 >> vec4<u32>(2u * jj)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
+                l1 |= ((b1 >> vec4<u32>(2u * jj)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
+                h0 |= ((b0 >> vec4<u32>(2u * jj + 1u)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
+                h1 |= ((b1 >> vec4<u32>(2u * jj + 1u)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
+            }
+            let s  = vec2<f32>(f32(q_dot4w(l0, 16u * t) + q_dot4w(l1, 16u * t + 4u)),
+                               f32(q_dot4w(h0, 16u * t + 8u) + q_dot4w(h1, 16u * t + 12u)));
+            let dd = unpack2x16float(hd.x);
+            let sm = qsm_k4(hd, jj);
+            acc[j] = dd.x * dot(sm.xy * dx, s) - dd.y * dot(sm.zw * dx, sx);
+        }
+    } else if (QT == QT_Q6_K) {
+        // groups g = 0..3 of 16 elements: activation words x0 + 8 g .. + 4, in block (x0 + 8 g) / 8
+        let x0 = 64u * (t / 4u) + 32u * ((t / 2u) % 2u) + 4u * (t % 2u);
+        let dx = vec4<f32>(xd[x0 / 8u], xd[x0 / 8u + 1u], xd[x0 / 8u + 2u], xd[x0 / 8u + 3u]);
+        let sx = vec4<i32>(qsum4(xq[x0]) + qsum4(xq[x0 + 1u]) + qsum4(xq[x0 + 2u]) + qsum4(xq[x0 + 3u]),
+                           qsum4(xq[x0 + 8u]) + qsum4(xq[x0 + 9u]) + qsum4(xq[x0 + 10u]) + qsum4(xq[x0 + 11u]),
+                           qsum4(xq[x0 + 16u]) + qsum4(xq[x0 + 17u]) + qsum4(xq[x0 + 18u]) + qsum4(xq[x0 + 19u]),
+                           qsum4(xq[x0 + 24u]) + qsum4(xq[x0 + 25u]) + qsum4(xq[x0 + 26u]) + qsum4(xq[x0 + 27u]));
+        let b = 8u * (t % 2u);
+        for (var j = 0u; j < RPG; j++) {
+            let a  = (*aux)[j];
+            let sc = vec4<f32>(qs4((a.y >> b) & 0x00FF00FFu).xz, qs4((a.z >> b) & 0x00FF00FFu).xz);
+            let d  = unpack2x16float(a.x);
+            let la = (*raw)[j * QIC];
+            let lb = (*raw)[j * QIC + 1u];
+            let qh = (*raw)[j * QIC + 2u];
+            // the 6-bit codes of group g in word k: as q6_word builds them (0..63, minus 32 below)
+            let g0 = (la & vec4<u32>(M4)) | ((qh & vec4<u32>(0x03030303u)) << vec4<u32>(4u));
+            let g1 = (lb & vec4<u32>(M4)) | (((qh >> vec4<u32>(2u)) & vec4<u32>(0x03030303u)) << vec4<u32>(4u));
+            let g2 = ((la >> vec4<u32>(4u)) & vec4<u32>(M4)) | (((qh >> vec4<u32>(4u)) & vec4<u32>(0x03030303u)) << vec4<u32>(4u));
+            let g3 = ((lb >> vec4<u32>(4u)) & vec4<u32>(M4)) | (((qh >> vec4<u32>(6u)) & vec4<u32>(0x03030303u)) << vec4<u32>(4u));
+            let s  = vec4<i32>(q_dot4w(g0, x0), q_dot4w(g1, x0 + 8u), q_dot4w(g2, x0 + 16u), q_dot4w(g3, x0 + 24u)) -
+                     32 * sx;
+            acc[j] = select(d.x, d.y, (t / 4u) % 2u == 1u) * dot(sc * dx, vec4<f32>(s));
+        }
+    } else {
+        // Q4_0, Q4_1, Q5_0, Q5_1: d (q - z) or d q + m over block t
+        let dx = xd[t];
+        let sx = xs[t];
+        let z  = select(select(0, 8, QT == QT_Q4_0), 16, QT == QT_Q5_0);
+        for (var j = 0u; j < RPG; j++) {
+            let a = (*aux)[j];
+            let s = q4_dot8((*raw)[j * QIC], a.y, t);
+            let d = unpack2x16float(a.x);
+            if (QT == QT_Q4_1 || QT == QT_Q5_1) {
+                acc[j] = dx * (d.x * f32(s) + d.y * f32(sx));
+            } else {
+                acc[j] = select(d.x, d.y, t % 2u == 1u) * dx * f32(s - z * sx);
+            }
+        }
+    }
+    return acc;
+}
+
+// 32 activations (8 vec4), read once per item and shared by its rows. Named fields, not an
+// array: every access below is static, whether or not the driver unrolls a loop.
+struct QX8 {
+    a: vec4<f32>, b: vec4<f32>, c: vec4<f32>, d: vec4<f32>,
+    e: vec4<f32>, f: vec4<f32>, g: vec4<f32>, h: vec4<f32>,
+}
+
+// vec4 i .. i + 8 of the kernel's input (xin: x itself, or x * g for a norm prologue)
+fn qx8(i: u32) -> QX8 {
+    return QX8(xin(i), xin(i + 1u), xin(i + 2u), xin(i + 3u), xin(i + 4u), xin(i + 5u), xin(i + 6u), xin(i + 7u));
+}
+
+fn qx8sum(x: QX8) -> f32 {
+    return dot(x.a + x.b + x.c + x.d + x.e + x.f + x.g + x.h, vec4<f32>(1.0));
+}
+
+// Q8_0: 32 int8 codes in two chunks
+fn q8_row(c0: vec4<u32>, c1: vec4<u32>, x: QX8) -> f32 {
+    let m = 0x80808080u;
+    return dot(qf4(c0.x ^ m, 128.0), x.a) + dot(qf4(c0.y ^ m, 128.0), x.b) + dot(qf4(c0.z ^ m, 128.0), x.c) +
+           dot(qf4(c0.w ^ m, 128.0), x.d) + dot(qf4(c1.x ^ m, 128.0), x.e) + dot(qf4(c1.y ^ m, 128.0), x.f) +
+           dot(qf4(c1.z ^ m, 128.0), x.g) + dot(qf4(c1.w ^ m, 128.0), x.h);
+}
+
+// Q4_0 .. Q5_1: word k of the 16 qs bytes holds elements 4k .. 4k + 4 (low nibbles, with
+// the 5th bits qh >> 4k) and 16 + 4k .. (high nibbles, qh >> 16 + 4k), each minus z
+fn q4_word(v: u32, qh: u32, z: f32, xa: vec4<f32>, xb: vec4<f32>) -> f32 {
+    var lo = v & M4;
+    var hi = (v >> 4u) & M4;
+    if (QT == QT_Q5_0 || QT == QT_Q5_1) {
+        lo |= qhb4(qh);
+        hi |= qhb4(qh >> 16u);
+    }
+    return dot(qf4(lo, z), xa) + dot(qf4(hi, z), xb);
+}
+
+fn q4_row(c: vec4<u32>, qh: u32, z: f32, x: QX8) -> f32 {
+    return q4_word(c.x, qh, z, x.a, x.e) + q4_word(c.y, qh >> 4u, z, x.b, x.f) +
+           q4_word(c.z, qh >> 8u, z, x.c, x.g) + q4_word(c.w, qh >> 12u, z, x.d, x.h);
+}
+
+// Q4_K / Q5_K: word k of the item's 32 qs bytes: elements 4k .. of sub-block 2 jj (low
+// nibbles) and of 2 jj + 1 (high); Q5_K's 5th bits are bits 2 jj, 2 jj + 1 of the qh bytes
+fn qk_word(v: u32, hb: u32, jj: u32, xa: vec4<f32>, xb: vec4<f32>) -> vec2<f32> {
+    var lo = v & M4;
+    var hi = (v >> 4u) & M4;
+    if (QT == QT_Q5_K) {
+        lo |= ((hb >> (2u * jj)) & 0x01010101u) << 4u;
+        hi |= ((hb >> (2u * jj + 1u)) & 0x01010101u) << 4u;
+    }
+    return vec2<f32>(dot(qf4(lo, 0.0), xa), dot(qf4(hi, 0.0), xb));
+}
+
+fn qk_row(q0: vec4<u32>, q1: vec4<u32>, h0: vec4<u32>, h1: vec4<u32>, jj: u32, xl: QX8, xh: QX8) -> vec2<f32> {
+    return qk_word(q0.x, h0.x, jj, xl.a, xh.a) + qk_word(q0.y, h0.y, jj, xl.b, xh.b) +
+           qk_word(q0.z, h0.z, jj, xl.c, xh.c) + qk_word(q0.w, h0.w, jj, xl.d, xh.d) +
+           qk_word(q1.x, h1.x, jj, xl.e, xh.e) + qk_word(q1.y, h1.y, jj, xl.f, xh.f) +
+           qk_word(q1.z, h1.z, jj, xl.g, xh.g) + qk_word(q1.w, h1.w, jj, xl.h, xh.h);
+}
+
+// Q6_K: word k of ql[l..], ql[l + 32..], qh[l..]: elements 4k .. of the item's 4 groups of 16
+// (y[l], y[l + 32], y[l + 64], y[l + 96]), each a 6-bit code minus 32
+fn q6_word(la: u32, lb: u32, qh: u32, x0: vec4<f32>, x1: vec4<f32>, x2: vec4<f32>, x3: vec4<f32>) -> vec4<f32> {
+    let q1 = (la & M4) | ((qh & 0x03030303u) << 4u);
+    let q2 = (lb & M4) | (((qh >> 2u) & 0x03030303u) << 4u);
+    let q3 = ((la >> 4u) & M4) | (((qh >> 4u) & 0x03030303u) << 4u);
+    let q4 = ((lb >> 4u) & M4) | (((qh >> 6u) & 0x03030303u) << 4u);
+    return vec4<f32>(dot(qf4(q1, 32.0), x0), dot(qf4(q2, 32.0), x1), dot(qf4(q3, 32.0), x2), dot(qf4(q4, 32.0), x3));
+}
+
+// xl: groups 0 (a..d) and 1 (e..h); xh: groups 2 and 3
+fn q6_row(la: vec4<u32>, lb: vec4<u32>, qh: vec4<u32>, xl: QX8, xh: QX8) -> vec4<f32> {
+    return q6_word(la.x, lb.x, qh.x, xl.a, xl.e, xh.a, xh.e) + q6_word(la.y, lb.y, qh.y, xl.b, xl.f, xh.b, xh.f) +
+           q6_word(la.z, lb.z, qh.z, xl.c, xl.g, xh.c, xh.g) + q6_word(la.w, lb.w, qh.w, xl.d, xl.h, xh.d, xh.h);
+}
+
+// the RPG rows' dot products over item t (raw / aux: its words, loaded by qitem_load)
+fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>,
+             aux: ptr<function, array<vec4<u32>, RPG>>) -> vec4<f32> {
+    var acc = vec4<f32>(0.0);
+    if (Q23) {
+        var xv = qx8(8u * t);
+        if (ACT_Q8) {
+            let i = 8u * t;
+            xv = QX8(qxhat(i), qxhat(i + 1u), qxhat(i + 2u), qxhat(i + 3u), qxhat(i + 4u), qxhat(i + 5u), qxhat(i + 6u),
+                     qxhat(i + 7u));
+        }
+        for (var j = 0u; j < RPG; j++) {
+            let wv = qunit(4u * (WOFF + min(row0 + j, n - 1u) * KCS), t);
+            acc[j] = dot(wv[0], xv.a) + dot(wv[1], xv.b) + dot(wv[2], xv.c) + dot(wv[3], xv.d) +
+                     dot(wv[4], xv.e) + dot(wv[5], xv.f) + dot(wv[6], xv.g) + dot(wv[7], xv.h);
+        }
+        return acc;
+    }
+    if (QT == QT_Q8_0) {
+        let xv = qx8(8u * t);
+        for (var j = 0u; j < RPG; j++) {
+            let d = unpack2x16float((*aux)[j].x);
+            acc[j] = select(d.x, d.y, t % 2u == 1u) * q8_row((*raw)[j * QIC], (*raw)[j * QIC + 1u], xv);
+        }
+    } else if (QT == QT_Q4_K || QT == QT_Q5_K) {
+        let xl = qx8(16u * t);      // sub-block 2 jj: the low nibbles
+        let xh = qx8(16u * t + 8u); // sub-block 2 jj + 1: the high nibbles
+        let xs = vec2<f32>(qx8sum(xl), qx8sum(xh));
+        let jj = t % 4u;
+        for (var j = 0u; j < RPG; j++) {
+            let hd = (*raw)[j * QIC];
+            var s: vec2<f32>;
+            if (QT == QT_Q5_K) {
+                s = qk_row((*raw)[j * QIC + 3u], (*raw)[j * QIC + 4u], (*raw)[j * QIC + 1u], (*raw)[j * QIC + 2u], jj,
+                           xl, xh);
+            } else {
+                s = qk_row((*raw)[j * QIC + 1u], (*raw)[j * QIC + 2u], vec4<u32>(0u), vec4<u32>(0u), jj, xl, xh);
+            }
+            let dd = unpack2x16float(hd.x);
+            let sm = qsm_k4(hd, jj);
+            acc[j] = dd.x * dot(sm.xy, s) - dd.y * dot(sm.zw, xs);
+        }
+    } else if (QT == QT_Q6_K) {
+        let x0 = 64u * (t / 4u) + 32u * ((t / 2u) % 2u) + 4u * (t % 2u);
+        // groups g = 0..3 of 16 elements at x0 + 8 g: two QX8 hold (g0, g1) and (g2, g3)
+        let xl = QX8(xin(x0), xin(x0 + 1u), xin(x0 + 2u), xin(x0 + 3u), xin(x0 + 8u), xin(x0 + 9u), xin(x0 + 10u),
+                     xin(x0 + 11u));
+        let xh = QX8(xin(x0 + 16u), xin(x0 + 17u), xin(x0 + 18u), xin(x0 + 19u), xin(x0 + 24u), xin(x0 + 25u),
+                     xin(x0 + 26u), xin(x0 + 27u));
+        let b = 8u * (t % 2u);
+        for (var j = 0u; j < RPG; j++) {
+            let a = (*aux)[j];
+            // scales sc[8 h + i + 2 g], g = 0..3: bytes i, i + 2 of words 2 h, 2 h + 1
+            let sc = vec4<f32>(qs4((a.y >> b) & 0x00FF00FFu).xz, qs4((a.z >> b) & 0x00FF00FFu).xz);
+            let d  = unpack2x16float(a.x);
+            let s  = q6_row((*raw)[j * QIC], (*raw)[j * QIC + 1u], (*raw)[j * QIC + 2u], xl, xh);
+            acc[j] = select(d.x, d.y, (t / 4u) % 2u == 1u) * dot(s, sc);
+        }
+    } else {
+        // Q4_0, Q4_1, Q5_0, Q5_1
+        let xv = qx8(8u * t);
+        let z  = select(select(0.0, 8.0, QT == QT_Q4_0), 16.0, QT == QT_Q5_0);
+        for (var j = 0u; j < RPG; j++) {
+            let a = (*aux)[j];
+            let s = q4_row((*raw)[j * QIC], a.y, z, xv);
+            let d = unpack2x16float(a.x);
+            if (QT == QT_Q4_1 || QT == QT_Q5_1) {
+                acc[j] = d.x * s + d.y * qx8sum(xv);
+            } else {
+                acc[j] = select(d.x, d.y, t % 2u == 1u) * s;
+            }
+        }
+    }
+    return acc;
+}
