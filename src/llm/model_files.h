@@ -12,6 +12,9 @@
 /* An empty model (free with wgf_llm_model_free) and a buffer it owns (freed with it). */
 struct wgf_llm_model *wgf__llm_model_new(void);
 void                 *wgf__llm_model_own(struct wgf_llm_model *m, size_t n);
+/* Rows [r0, r0 + n) of a 2-D tensor as a view (rows are contiguous: no copy), named
+ * "name[tag]": how a fused tensor (Phi-3's qkv and gate_up) becomes the model's matrices. */
+struct wgf_tensor     wgf__tensor_slice_rows(const struct wgf_tensor *t, int64_t r0, int64_t n, const char *tag);
 
 /* ---- dtype.c ---------------------------------------------------------------------------- */
 /* Bytes of `nelems` elements laid out as rows of `ncols` (ncols must be a multiple of the

@@ -211,8 +211,7 @@ static enum wgf_status get_tensor(struct wgf_llm_model *m, const char *name, int
     return WGF_OK;
 }
 
-/* A row slice [r0, r0+n) of a 2-D view (rows are contiguous: no copy). */
-static struct wgf_tensor slice_rows(const struct wgf_tensor *t, int64_t r0, int64_t n, const char *tag)
+struct wgf_tensor wgf__tensor_slice_rows(const struct wgf_tensor *t, int64_t r0, int64_t n, const char *tag)
 {
     struct wgf_tensor s = *t;
     uint64_t          rb = t->nbytes / (uint64_t)t->shape[0];
@@ -313,11 +312,11 @@ static enum wgf_status load_weights(struct wgf_llm_model *m, struct wgf_err *err
             struct wgf_tensor qkv, gu;
             T("attn_qkv.weight", "self_attn.qkv_proj.weight", Q + 2 * KV, D, CONV_VIEW, false, &qkv);
             T("ffn_up.weight", "mlp.gate_up_proj.weight", 2 * H, D, CONV_VIEW, false, &gu);
-            L->wq     = slice_rows(&qkv, 0, Q, "q");
-            L->wk     = slice_rows(&qkv, Q, KV, "k");
-            L->wv     = slice_rows(&qkv, Q + KV, KV, "v");
-            L->w_gate = slice_rows(&gu, 0, H, "gate"); /* Phi3MLP: gate is the first half */
-            L->w_up   = slice_rows(&gu, H, H, "up");
+            L->wq     = wgf__tensor_slice_rows(&qkv, 0, Q, "q");
+            L->wk     = wgf__tensor_slice_rows(&qkv, Q, KV, "k");
+            L->wv     = wgf__tensor_slice_rows(&qkv, Q + KV, KV, "v");
+            L->w_gate = wgf__tensor_slice_rows(&gu, 0, H, "gate"); /* Phi3MLP: gate is the first half */
+            L->w_up   = wgf__tensor_slice_rows(&gu, H, H, "up");
             continue;
         }
         T("attn_q.weight", "self_attn.q_proj.weight", Q, D, qk, false, &L->wq);

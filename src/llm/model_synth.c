@@ -9,7 +9,8 @@
  * float conversion), so a 3.8B-parameter model takes a few seconds. With a quantization
  * recipe (wgf_llm_model_synth_weights: "Q4_K_M", ...) each matrix gets the type llama.cpp's
  * mixture rules give it (quantize.c) and random blocks of that type: the bytes per token
- * and the decoding work of a real file of that recipe, without quantizing anything. */
+ * and the decoding work of a real file of that recipe, without quantizing anything. Tensors
+ * a real file fuses (Phi-3's attn_qkv and gate/up) are fused here too: one type each. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,48 @@ static enum wgf_status mat(struct wgf_llm_model *m, struct wgf_tensor *t, const 
     return WGF_OK;
 }
 
+/* Phi-3's files (HF and llama.cpp's GGUF) store q/k/v and gate/up fused, one type per tensor in
+ * a recipe (the attn_v rules cover attn_qkv): `fused` makes them so, the matrices views of it
+ * as model_load.c makes them; else one tensor each. */
+static enum wgf_status qkv_mats(struct wgf_llm_model *m, struct wgf_layer_weights *L, int l, int64_t Q, int64_t KV,
+                                int64_t D, bool fused, const struct synth_types *ty, uint64_t *state,
+                                struct wgf_err *err)
+{
+    char              nm[64];
+    struct wgf_tensor qkv;
+    enum wgf_status   s;
+#define NM(what) (snprintf(nm, sizeof nm, "blk.%d.%s", l, what), nm)
+    if (!fused)
+        return (s = mat(m, &L->wq, NM("attn_q.weight"), Q, D, ty, WGF__ROLE_ATTN_Q, l, state, err)) ||
+                       (s = mat(m, &L->wk, NM("attn_k.weight"), KV, D, ty, WGF__ROLE_ATTN_K, l, state, err))
+                   ? s
+                   : mat(m, &L->wv, NM("attn_v.weight"), KV, D, ty, WGF__ROLE_ATTN_V, l, state, err);
+    if ((s = mat(m, &qkv, NM("attn_qkv.weight"), Q + 2 * KV, D, ty, WGF__ROLE_ATTN_QKV, l, state, err))) return s;
+#undef NM
+    L->wq = wgf__tensor_slice_rows(&qkv, 0, Q, "q");
+    L->wk = wgf__tensor_slice_rows(&qkv, Q, KV, "k");
+    L->wv = wgf__tensor_slice_rows(&qkv, Q + KV, KV, "v");
+    return WGF_OK;
+}
+
+static enum wgf_status gate_up_mats(struct wgf_llm_model *m, struct wgf_layer_weights *L, int l, int64_t H, int64_t D,
+                                    bool fused, const struct synth_types *ty, uint64_t *state, struct wgf_err *err)
+{
+    char              nm[64];
+    struct wgf_tensor gu;
+    enum wgf_status   s;
+#define NM(what) (snprintf(nm, sizeof nm, "blk.%d.%s", l, what), nm)
+    if (!fused)
+        return (s = mat(m, &L->w_gate, NM("ffn_gate.weight"), H, D, ty, WGF__ROLE_FFN_GATE, l, state, err))
+                   ? s
+                   : mat(m, &L->w_up, NM("ffn_up.weight"), H, D, ty, WGF__ROLE_FFN_UP, l, state, err);
+    if ((s = mat(m, &gu, NM("ffn_up.weight"), 2 * H, D, ty, WGF__ROLE_FFN_UP, l, state, err))) return s;
+#undef NM
+    L->w_gate = wgf__tensor_slice_rows(&gu, 0, H, "gate"); /* Phi3MLP: gate is the first half */
+    L->w_up   = wgf__tensor_slice_rows(&gu, H, H, "up");
+    return WGF_OK;
+}
+
 static enum wgf_status vec(struct wgf_llm_model *m, struct wgf_tensor *t, const char *name, int64_t n, float base,
                            float noise, struct wgf_rng *r, struct wgf_err *err)
 {
@@ -222,13 +265,10 @@ static enum wgf_status synth(const char *shape, enum wgf_dtype dtype, const char
         struct wgf_layer_weights *L = &W->layers[l];
 #define NM(what) (snprintf(nm, sizeof nm, "blk.%d.%s", l, what), nm)
         if ((s = vec(m, &L->attn_norm, NM("attn_norm.weight"), D, 1.0f, 0.1f, &r, err)) ||
-            (s = mat(m, &L->wq, NM("attn_q.weight"), Q, D, &ty, WGF__ROLE_ATTN_Q, l, &state, err)) ||
-            (s = mat(m, &L->wk, NM("attn_k.weight"), KV, D, &ty, WGF__ROLE_ATTN_K, l, &state, err)) ||
-            (s = mat(m, &L->wv, NM("attn_v.weight"), KV, D, &ty, WGF__ROLE_ATTN_V, l, &state, err)) ||
+            (s = qkv_mats(m, L, l, Q, KV, D, sh->arch == WGF_ARCH_PHI3, &ty, &state, err)) ||
             (s = mat(m, &L->wo, NM("attn_output.weight"), D, Q, &ty, WGF__ROLE_ATTN_OUTPUT, l, &state, err)) ||
             (s = vec(m, &L->ffn_norm, NM("ffn_norm.weight"), D, 1.0f, 0.1f, &r, err)) ||
-            (s = mat(m, &L->w_gate, NM("ffn_gate.weight"), H, D, &ty, WGF__ROLE_FFN_GATE, l, &state, err)) ||
-            (s = mat(m, &L->w_up, NM("ffn_up.weight"), H, D, &ty, WGF__ROLE_FFN_UP, l, &state, err)) ||
+            (s = gate_up_mats(m, L, l, H, D, sh->arch == WGF_ARCH_PHI3, &ty, &state, err)) ||
             (s = mat(m, &L->w_down, NM("ffn_down.weight"), D, H, &ty, WGF__ROLE_FFN_DOWN, l, &state, err)))
             break;
         if (sh->bias && ((s = vec(m, &L->bq, NM("attn_q.bias"), Q, 0.0f, 0.05f, &r, err)) ||

@@ -157,9 +157,11 @@ fn rows_run(row0: u32, n: u32, lane: u32, li: u32) -> vec4<f32> {
 }
 
 // ---- ACT_Q8: int8 activations ----------------------------------------------------------------
-const QXN: u32 = select(1u, 8u * NU, ACT_Q8);
+const QXN: u32 = select(1u, 2u * NU, ACT_Q8);
 const QXB: u32 = select(1u, NU, ACT_Q8);
-var<workgroup> xq: array<u32, QXN>; // word i: codes of elements 4 i .. 4 i + 4 (element 4 i low)
+// vec4 i: codes of elements 16 i .. 16 i + 16, 4 per word (element 4 k low): every read below
+// takes 16 codes in one workgroup load
+var<workgroup> xq: array<vec4<u32>, QXN>;
 var<workgroup> xd: array<f32, QXB>; // block u: d
 var<workgroup> xs: array<i32, QXB>; // block u: the sum of its 32 codes
 
@@ -194,14 +196,8 @@ fn qx_round(li: u32) {
         let qf = qcodes(v.f, id);
         let qg = qcodes(v.g, id);
         let qh = qcodes(v.h, id);
-        xq[8u * u]      = pack4xI8(qa);
-        xq[8u * u + 1u] = pack4xI8(qb);
-        xq[8u * u + 2u] = pack4xI8(qc);
-        xq[8u * u + 3u] = pack4xI8(qd);
-        xq[8u * u + 4u] = pack4xI8(qe);
-        xq[8u * u + 5u] = pack4xI8(qf);
-        xq[8u * u + 6u] = pack4xI8(qg);
-        xq[8u * u + 7u] = pack4xI8(qh);
+        xq[2u * u]      = vec4<u32>(pack4xI8(qa), pack4xI8(qb), pack4xI8(qc), pack4xI8(qd));
+        xq[2u * u + 1u] = vec4<u32>(pack4xI8(qe), pack4xI8(qf), pack4xI8(qg), pack4xI8(qh));
         let t = qa + qb + qc + qd + qe + qf + qg + qh;
         xd[u] = d;
         xs[u] = t.x + t.y + t.z + t.w;
@@ -211,12 +207,14 @@ fn qx_round(li: u32) {
 
 // x^ as floats: vec4 i (Q2_K / Q3_K, which decode to floats)
 fn qxhat(i: u32) -> vec4<f32> {
-    return vec4<f32>(unpack4xI8(xq[i])) * xd[i / 8u];
+    return vec4<f32>(unpack4xI8(xq[i / 4u][i % 4u])) * xd[i / 8u];
 }
 
-// the sum of the 4 codes of word v
-fn qsum4(v: u32) -> i32 {
-    return dot4I8Packed(v, 0x01010101u);
+// the sum of the 16 codes of activation words a .. a + 4 (a a multiple of 4)
+fn qsum16(a: u32) -> i32 {
+    let v = xq[a / 4u];
+    let o = 0x01010101u;
+    return dot4I8Packed(v.x, o) + dot4I8Packed(v.y, o) + dot4I8Packed(v.z, o) + dot4I8Packed(v.w, o);
 }
 
 // Q4_0 .. Q5_1: the integer dot of block t's 32 codes (4 words of nibbles, the 5th bits from
@@ -229,15 +227,13 @@ fn q4_dot8(c: vec4<u32>, qh: u32, t: u32) -> i32 {
         lo |= vec4<u32>(qhb4(qh), qhb4(qh >> 4u), qhb4(qh >> 8u), qhb4(qh >> 12u));
         hi |= vec4<u32>(qhb4(qh >> 16u), qhb4(qh >> 20u), qhb4(qh >> 24u), qhb4(qh >> 28u));
     }
-    return dot4I8Packed(lo.x, xq[b]) + dot4I8Packed(lo.y, xq[b + 1u]) + dot4I8Packed(lo.z, xq[b + 2u]) +
-           dot4I8Packed(lo.w, xq[b + 3u]) + dot4I8Packed(hi.x, xq[b + 4u]) + dot4I8Packed(hi.y, xq[b + 5u]) +
-           dot4I8Packed(hi.z, xq[b + 6u]) + dot4I8Packed(hi.w, xq[b + 7u]);
+    return q_dot4w(lo, b) + q_dot4w(hi, b + 4u);
 }
 
-// 4 code words (one per activation word a .. a + 4)
+// 4 code words (one per activation word a .. a + 4, a a multiple of 4)
 fn q_dot4w(c: vec4<u32>, a: u32) -> i32 {
-    return dot4I8Packed(c.x, xq[a]) + dot4I8Packed(c.y, xq[a + 1u]) + dot4I8Packed(c.z, xq[a + 2u]) +
-           dot4I8Packed(c.w, xq[a + 3u]);
+    let v = xq[a / 4u];
+    return dot4I8Packed(c.x, v.x) + dot4I8Packed(c.y, v.y) + dot4I8Packed(c.z, v.z) + dot4I8Packed(c.w, v.w);
 }
 
 // the RPG rows' dot products over item t with the int8 activations (every type but Q2_K, Q3_K)
@@ -289,10 +285,7 @@ fn qitem_dot8(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<
         // groups g = 0..3 of 16 elements: activation words x0 + 8 g .. + 4, in block (x0 + 8 g) / 8
         let x0 = 64u * (t / 4u) + 32u * ((t / 2u) % 2u) + 4u * (t % 2u);
         let dx = vec4<f32>(xd[x0 / 8u], xd[x0 / 8u + 1u], xd[x0 / 8u + 2u], xd[x0 / 8u + 3u]);
-        let sx = vec4<i32>(qsum4(xq[x0]) + qsum4(xq[x0 + 1u]) + qsum4(xq[x0 + 2u]) + qsum4(xq[x0 + 3u]),
-                           qsum4(xq[x0 + 8u]) + qsum4(xq[x0 + 9u]) + qsum4(xq[x0 + 10u]) + qsum4(xq[x0 + 11u]),
-                           qsum4(xq[x0 + 16u]) + qsum4(xq[x0 + 17u]) + qsum4(xq[x0 + 18u]) + qsum4(xq[x0 + 19u]),
-                           qsum4(xq[x0 + 24u]) + qsum4(xq[x0 + 25u]) + qsum4(xq[x0 + 26u]) + qsum4(xq[x0 + 27u]));
+        let sx = vec4<i32>(qsum16(x0), qsum16(x0 + 8u), qsum16(x0 + 16u), qsum16(x0 + 24u));
         let b = 8u * (t % 2u);
         for (var j = 0u; j < RPG; j++) {
             let a  = (*aux)[j];
