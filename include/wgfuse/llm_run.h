@@ -61,7 +61,7 @@ struct wgf_llm_backend_options {
                                   exact f32 activations. cpu-ref and the GPU plans round the
                                   same way (wgf__quant_round_q8); float rows are unaffected */
     uint32_t        q8_min_workgroups; /* gpu roles, act_q8: a quantized matvec gets the most rows per
-                                  workgroup that still leave this many workgroups; 0 = 128 (tests
+                                  workgroup that still leave this many workgroups; 0 = 256 (tests
                                   set 1: many items per invocation on small matrices) */
 };
 

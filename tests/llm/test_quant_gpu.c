@@ -14,9 +14,13 @@
  * Then the same check on files `wgfuse llm quantize` writes (what the quantizers produce,
  * in a recipe's mixture) against their dequantized F32 twins: Q2_K through every plan.
  *
+ * Files whose matrices mix types one wider type holds exactly (widen_q8_0: Q4_0, Q5_0, Q8_0;
+ * widen_q5_k: Q4_K, Q5_K) run as that type, one part per matrix (check_widened).
+ *
  * Mutations this catches (tried): Q4_K's scale/min swapped in qscale_min_k4; Q6_K's high
  * bits shifted by k instead of 2k; Q5_0's qh bit of the high half off by 16; the Q8_0 d
- * region one word early in gr_quant.c; lib_rows_q ignoring WOFF (the ops plans' k rows). */
+ * region one word early in gr_quant.c; lib_rows_q ignoring WOFF (the ops plans' k rows);
+ * gr_qwiden_row taking 15 off Q5_0's high half. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,6 +249,31 @@ out:
     wgf_llm_model_free(mf);
 }
 
+/* A file whose matrices mix block types one wider type holds exactly (Q4_0, Q5_0 in Q8_0;
+ * Q4_K in Q5_K: gr_qwidens): the roles plan reads every matrix as one part, so a decode step
+ * has the dispatches of the f32 twin's (one type per matrix), where it would have one more
+ * per extra run (W_qkv) or float rows (the interleaved gate/up). check_files has already run
+ * the logits, ids and q8 checks on it. */
+static void check_widened(struct wgf_t *t, wgf_ctx *ctx, const char *tag, const char *qp, const char *fp)
+{
+    char                           nm[200];
+    struct wgf_err                 err = {0};
+    struct wgf_llm_model          *mq = NULL, *mf = NULL;
+    struct wgf_llm_backend         bq = {0}, bf = {0};
+    struct wgf_llm_backend_options go = {.n_ctx = 8, .gpu = ctx, .weights_f32 = true};
+    bool oq = false, of = false;
+    bool ok = wgf_llm_model_load(qp, &mq, &err) == WGF_OK && wgf_llm_model_load(fp, &mf, &err) == WGF_OK &&
+              (oq = wgf_llm_backend_open(&bq, &wgf_llm_backend_gpu_roles, mq, &go, &err) == WGF_OK) &&
+              (of = wgf_llm_backend_open(&bf, &wgf_llm_backend_gpu_roles, mf, &go, &err) == WGF_OK);
+    snprintf(nm, sizeof nm, "%s: widened to one type per matrix: dispatches per token as the f32 twin's", tag);
+    wgf_t_check(t, ok && bq.dispatches_per_token == bf.dispatches_per_token, nm, "%s: %u against %u",
+                ok ? "ok" : err.msg, bq.dispatches_per_token, bf.dispatches_per_token);
+    if (oq) wgf_llm_backend_close(&bq);
+    if (of) wgf_llm_backend_close(&bf);
+    wgf_llm_model_free(mq);
+    wgf_llm_model_free(mf);
+}
+
 /* random blocks of `types` (cycled over the matrices) */
 static void check_type(struct wgf_t *t, wgf_ctx *ctx, const char *dir, const char *tag, const enum wgf_dtype *types,
                        int ntypes, bool tied, bool every_plan, bool parts)
@@ -256,6 +285,7 @@ static void check_type(struct wgf_t *t, wgf_ctx *ctx, const char *dir, const cha
     snprintf(nm, sizeof nm, "%s: write quantized and f32 twins", tag);
     if (!wgf_t_check(t, write_pair(qp, fp, types, ntypes, tied, &err) == WGF_OK, nm, "%s", err.msg)) return;
     check_files(t, ctx, tag, qp, fp, every_plan, parts);
+    if (!strncmp(tag, "widen", 5)) check_widened(t, ctx, tag, qp, fp);
 }
 
 /* A file `wgfuse llm quantize` writes with `recipe` from an f32 test Llama of the same
@@ -290,6 +320,10 @@ int main(void)
     for (int i = 0; i < NQT; i++) all[i] = QT[i].dt;
     const char *only = getenv("WGF_TEST_ONLY"); /* one tag, for iterating */
     if (!only || !strcmp(only, "mixed")) check_type(&t, ctx, dir, "mixed", all, NQT, true, true, true);
+    /* types that widen to one (gr_qwidens): W_qkv and the gate/up pairs read as one part */
+    const enum wgf_dtype w8[] = {WGF_DT_Q4_0, WGF_DT_Q5_0, WGF_DT_Q8_0}, w5k[] = {WGF_DT_Q4_K, WGF_DT_Q5_K};
+    if (!only || !strcmp(only, "widen_q8_0")) check_type(&t, ctx, dir, "widen_q8_0", w8, 3, true, false, false);
+    if (!only || !strcmp(only, "widen_q5_k")) check_type(&t, ctx, dir, "widen_q5_k", w5k, 2, true, false, false);
     for (int i = 0; i < NQT; i++) {
         bool k4 = QT[i].dt == WGF_DT_Q4_K; /* one pure type through every plan (the ops plans' row offsets) */
         if (!only || !strcmp(only, wgf_dtype_str(QT[i].dt)))

@@ -55,7 +55,7 @@ enum { GR_ST_LIST(GR_ENUM) GR_SP_LIST(GR_ENUM) };
 #define GR_EMB_PARTS 5     /* row parts of the embedding table one kernel can bind (sample_pick:
                               5 bindings + 5 parts = maxStorageBuffersPerShaderStage 10) */
 #define GR_STEPS 16        /* decode steps per submit at most                               */
-#define GR_Q8_MIN_WG 128u /* --activations q8: workgroups a quantized matvec keeps (q_cfg)  */
+#define GR_Q8_MIN_WG 256u /* --activations q8: workgroups a quantized matvec keeps (q_cfg)  */
 #define GR_SUBMIT_S 0.05   /* the GPU time a decode submit aims at (steps adapt to the rate)  */
 #define GR_RING 3          /* submits in flight while decoding                              */
 #define GR_MAX_SPLIT 64    /* attention slices at most (the slice length grows with n_ctx)  */
@@ -277,6 +277,13 @@ bool gr_qlayout(enum wgf_dtype t, uint32_t cols, struct gr_qlayout *L);
 /* one row of `cols` elements in t's blocks (as in the file) into its layout; dst holds
  * L.words * 4 bytes, zeroed by the caller */
 void gr_qrepack_row(enum wgf_dtype t, const uint8_t *src, uint32_t cols, uint8_t *dst);
+/* Lossless widening: every block of `from` is a block of `to` with the same values (Q4_0 and
+ * Q5_0 codes minus their offset are Q8_0 codes under the same d; a Q4_K block is a Q5_K
+ * block whose fifth bits are zero). A matrix whose rows mix such types is repacked as the
+ * wider one (gr_weights.c): one dispatch instead of one per run of rows. */
+bool gr_qwidens(enum wgf_dtype from, enum wgf_dtype to);
+/* one row of `cols` elements of `from` blocks as `to` blocks, ggml's layout (gr_qwidens) */
+void gr_qwiden_row(enum wgf_dtype from, enum wgf_dtype to, const uint8_t *src, uint32_t cols, uint8_t *dst);
 enum wgf_status gr_step_emit(const struct gr *g, wgf_schedule *s, struct gr_step *st, struct wgf_prelude *p,
                              struct wgf_err *err);
 

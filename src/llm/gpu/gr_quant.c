@@ -69,3 +69,35 @@ void gr_qrepack_row(enum wgf_dtype t, const uint8_t *src, uint32_t cols, uint8_t
         }
     }
 }
+
+bool gr_qwidens(enum wgf_dtype from, enum wgf_dtype to)
+{
+    return (to == WGF_DT_Q8_0 && (from == WGF_DT_Q4_0 || from == WGF_DT_Q5_0)) ||
+           (to == WGF_DT_Q5_K && from == WGF_DT_Q4_K);
+}
+
+void gr_qwiden_row(enum wgf_dtype from, enum wgf_dtype to, const uint8_t *src, uint32_t cols, uint8_t *dst)
+{
+    WGF_ASSERT(gr_qwidens(from, to));
+    uint32_t nb = cols / (uint32_t)wgf_dtype_block_elems(from), bf = (uint32_t)wgf_dtype_block_bytes(from),
+             bt = (uint32_t)wgf_dtype_block_bytes(to);
+    for (uint32_t i = 0; i < nb; i++) {
+        const uint8_t *b = src + (size_t)i * bf;
+        uint8_t       *o = dst + (size_t)i * bt;
+        if (to == WGF_DT_Q5_K) { /* d dmin scales[12] | qh[32] = 0 | qs[128] */
+            memcpy(o, b, 16), memset(o + 16, 0, 32), memcpy(o + 48, b + 16, 128);
+            continue;
+        }
+        /* Q8_0: d | qs[32] int8. Q4_0: d | qs[16] (element j low nibble, j + 16 high) minus 8;
+         * Q5_0: d | qh (u32 LE, bit j: element j's fifth bit) | qs[16], minus 16 */
+        bool     q5 = from == WGF_DT_Q5_0;
+        uint32_t qh = q5 ? (uint32_t)b[2] | (uint32_t)b[3] << 8 | (uint32_t)b[4] << 16 | (uint32_t)b[5] << 24 : 0;
+        const uint8_t *qs = b + (q5 ? 6 : 2);
+        memcpy(o, b, 2);
+        for (uint32_t j = 0; j < 16; j++) {
+            int lo = (qs[j] & 15) | (int)((qh >> j) & 1u) << 4, hi = (qs[j] >> 4) | (int)((qh >> (j + 16)) & 1u) << 4;
+            o[2 + j]  = (uint8_t)(int8_t)(lo - (q5 ? 16 : 8));
+            o[18 + j] = (uint8_t)(int8_t)(hi - (q5 ? 16 : 8));
+        }
+    }
+}

@@ -131,8 +131,10 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
  * workgroup first rounds the whole input into workgroup memory, so a workgroup should own many
  * rows: the fewest invocations per row (down to 8, at most 8 items each) that still leave
  * min_wg workgroups (GR_Q8_MIN_WG unless the options say; on the H200 Phi-3-mini Q4_K_M went
- * 253 -> 401 tok/s with ~128 rows per workgroup of its large matrices; a small model's
- * matrices never reach the floor and keep one item per invocation) */
+ * 253 -> 401 tok/s with ~128 rows per workgroup of its large matrices, and a floor of 256
+ * workgroups beat 64 / 128 / 512 on both Phi-3-mini and Qwen2.5-0.5B: 470 / 994 tok/s against
+ * 456 / 954 at 128, bench/RESULTS.md; a small model's matrices never reach the floor and keep
+ * one item per invocation) */
 static struct wgf_matvec_cfg q_cfg(uint32_t ni, uint32_t rows, bool paired, bool q8, uint32_t min_wg)
 {
     uint32_t rpg = paired ? 2 : 1, loads = 2;
@@ -157,6 +159,39 @@ static uint32_t row_qt(const struct gr *g, const struct mat_src *src, uint32_t s
 }
 
 #define GR_MAX_RUNS 4 /* row runs of one format a matrix may have (q, k, v + 1); more: float */
+#define GR_WIDEN_BYTES (4u << 20) /* bytes a matrix may grow by to read one block type (below) */
+
+/* The one block type rows of several types are repacked as (gr_qwidens), else GR_QT_F. A
+ * dispatch less is worth a few more bytes: Qwen2.5-0.5B Q4_K_M's W_qkv is Q5_0 q/k rows and
+ * Q8_0 v rows in half its layers, +0.34 MB each as Q8_0 against a ~5 us dispatch on the
+ * H200 (bench/RESULTS.md); rows interleaving types (gate/up pairs) widen whatever the bytes,
+ * the alternative being the float format. */
+static uint32_t widen_qt(const struct gr *g, const struct mat_src *src, uint32_t rows, uint32_t cols)
+{
+    uint32_t n[WGF_DT_COUNT] = {0}, runs = 0, prev = GR_QT_F;
+    for (uint32_t r = 0; r < rows; r++) {
+        uint32_t qt = row_qt(g, src, r, cols);
+        if (qt == GR_QT_F) return GR_QT_F;
+        n[qt]++;
+        runs += r == 0 || qt != prev;
+        prev = qt;
+    }
+    if (runs < 2) return GR_QT_F;
+    static const enum wgf_dtype wide[] = {WGF_DT_Q8_0, WGF_DT_Q5_K};
+    for (size_t w = 0; w < sizeof wide / sizeof wide[0]; w++) {
+        struct gr_qlayout Lw, Lt;
+        if (!gr_qlayout(wide[w], cols, &Lw)) continue;
+        bool     ok    = true;
+        uint64_t extra = 0;
+        for (uint32_t t = 0; t < WGF_DT_COUNT && ok; t++) {
+            if (!n[t] || t == (uint32_t)wide[w]) continue;
+            ok = gr_qwidens((enum wgf_dtype)t, wide[w]) && gr_qlayout((enum wgf_dtype)t, cols, &Lt);
+            if (ok) extra += (uint64_t)n[t] * 4u * (Lw.words - Lt.words);
+        }
+        if (ok && (extra <= GR_WIDEN_BYTES || runs > GR_MAX_RUNS)) return (uint32_t)wide[w];
+    }
+    return GR_QT_F;
+}
 
 /* Plan a matrix: its parts (one run of rows of one format, within one binding) and their
  * places (buffers come later). */
@@ -169,10 +204,10 @@ static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, u
     m->cols = cols;
     m->kc   = (cols + 15) / 16 * 16 / (g->f16 ? 8 : 4);
     m->cfg  = gr_mat_cfg(m->kc, rows, paired);
-    /* runs of rows of one format */
-    uint32_t run0[GR_MAX_RUNS + 1], run_qt[GR_MAX_RUNS], n_runs = 0;
+    /* runs of rows of one format (rows of several widened to one where it pays) */
+    uint32_t run0[GR_MAX_RUNS + 1], run_qt[GR_MAX_RUNS], n_runs = 0, wide = widen_qt(g, src, rows, cols);
     for (uint32_t r = 0; r < rows; r++) {
-        uint32_t qt = row_qt(g, src, r, cols);
+        uint32_t qt = wide != GR_QT_F ? wide : row_qt(g, src, r, cols);
         if (n_runs && qt == run_qt[n_runs - 1]) continue;
         if (n_runs == GR_MAX_RUNS) { /* rows of many formats interleaved: the float format */
             /* --activations q8 rounds the input of quantized rows (as cpu-ref does per tensor);
@@ -263,8 +298,9 @@ static enum wgf_status upload_mat(struct gr *g, const struct gr_mat *m, const st
     /* a part stages GR_UPLOAD_BYTES / its row bytes rows at a time (one row when a row is larger) */
     uint8_t *stage     = malloc((size_t)(max_row > GR_UPLOAD_BYTES ? max_row : GR_UPLOAD_BYTES));
     float   *row       = malloc((size_t)m->kc * 8 * sizeof *row);
-    if (!stage || !row) {
-        free(stage), free(row);
+    uint8_t *wide      = malloc((size_t)max_row); /* a widened row in ggml's blocks (its repack is no larger) */
+    if (!stage || !row || !wide) {
+        free(stage), free(row), free(wide);
         return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: staging for '%s'", src->label);
     }
     enum wgf_status s = WGF_OK;
@@ -279,10 +315,15 @@ static enum wgf_status upload_mat(struct gr *g, const struct gr_mat *m, const st
                 int64_t                  sr;
                 const struct wgf_tensor *t   = src_of(g, src, p->row0 + r0 + j, &sr);
                 uint8_t                 *dst = stage + j * row_bytes;
-                if (p->qt != GR_QT_F) { /* the file's blocks, repacked (gr_quant.c) */
-                    uint64_t rb = (uint64_t)m->cols / (uint64_t)wgf_dtype_block_elems(t->dtype) *
+                if (p->qt != GR_QT_F) { /* the file's blocks (widened: plan_mat), repacked (gr_quant.c) */
+                    uint64_t       rb = (uint64_t)m->cols / (uint64_t)wgf_dtype_block_elems(t->dtype) *
                                   (uint64_t)wgf_dtype_block_bytes(t->dtype);
-                    gr_qrepack_row(t->dtype, (const uint8_t *)t->data + (size_t)sr * rb, m->cols, dst);
+                    const uint8_t *b  = (const uint8_t *)t->data + (size_t)sr * rb;
+                    if (t->dtype != (enum wgf_dtype)p->qt) {
+                        gr_qwiden_row(t->dtype, (enum wgf_dtype)p->qt, b, m->cols, wide);
+                        b = wide;
+                    }
+                    gr_qrepack_row((enum wgf_dtype)p->qt, b, m->cols, dst);
                     continue;
                 }
                 if (g->f16 && t->dtype == WGF_DT_F16) { /* stored as f16 already: the bits as they are */
@@ -310,6 +351,7 @@ static enum wgf_status upload_mat(struct gr *g, const struct gr_mat *m, const st
     }
     free(stage);
     free(row);
+    free(wide);
     return s;
 }
 
