@@ -156,7 +156,7 @@ static enum wgf_status two_lengths(wgf_ctx *ctx, const struct wgf_sim_config *ba
                                    enum wgf_sim_strategy st_k, enum wgf_sim_strategy st_n, double *per, double *fixed,
                                    struct wgf_err *err)
 {
-    double          t[2] = {0, 0}, r[2] = {0, 0}, ns[3];
+    double          t[2] = {0, 0}, r[2] = {0, 0}, ns[3] = {0, 0, 0};
     enum wgf_status s    = WGF_OK;
     for (int i = 0; i < 2 && s == WGF_OK; i++) {
         wgf_sim *b = NULL;
