@@ -172,6 +172,7 @@ struct gr {
     bool     xw; /* XW: norm-prologue matvecs hold x * g in workgroup memory (DIMP fits) */
     bool     qx8; /* ACT_Q8: quantized rows take int8-rounded activations (opt->act_q8)   */
     uint32_t q8_min_wg; /* qx8: workgroups q_cfg leaves a quantized matvec (GR_Q8_MIN_WG)    */
+    uint64_t widen_left; /* bytes widened matrices may still add (gr_weights.c: ~1/32 of the model) */
     uint32_t qkv_s, gu_s;   /* prefill row strides of the QKV and gate/up outputs          */
     uint32_t split, n_split; /* attention slice length and count                           */
     uint32_t rope_tables, rope_orig;

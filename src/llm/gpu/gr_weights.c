@@ -164,9 +164,12 @@ static uint32_t row_qt(const struct gr *g, const struct mat_src *src, uint32_t s
 /* The one block type rows of several types are repacked as (gr_qwidens), else GR_QT_F. A
  * dispatch less is worth a few more bytes: Qwen2.5-0.5B Q4_K_M's W_qkv is Q5_0 q/k rows and
  * Q8_0 v rows in half its layers, +0.34 MB each as Q8_0 against a ~5 us dispatch on the
- * H200 (bench/RESULTS.md); rows interleaving types (gate/up pairs) widen whatever the bytes,
- * the alternative being the float format. */
-static uint32_t widen_qt(const struct gr *g, const struct mat_src *src, uint32_t rows, uint32_t cols)
+ * H200 (bench/RESULTS.md). A matrix may grow by GR_WIDEN_BYTES and all of them together by
+ * g->widen_left (1/32 of the model's weight bytes, at least GR_WIDEN_BYTES: a real model's
+ * device copy stays within ~1.03x the file);
+ * rows interleaving types (gate/up pairs) widen whatever the bytes, the alternative being the
+ * float format. */
+static uint32_t widen_qt(struct gr *g, const struct mat_src *src, uint32_t rows, uint32_t cols)
 {
     uint32_t n[WGF_DT_COUNT] = {0}, runs = 0, prev = GR_QT_F;
     for (uint32_t r = 0; r < rows; r++) {
@@ -188,7 +191,11 @@ static uint32_t widen_qt(const struct gr *g, const struct mat_src *src, uint32_t
             ok = gr_qwidens((enum wgf_dtype)t, wide[w]) && gr_qlayout((enum wgf_dtype)t, cols, &Lt);
             if (ok) extra += (uint64_t)n[t] * 4u * (Lw.words - Lt.words);
         }
-        if (ok && (extra <= GR_WIDEN_BYTES || runs > GR_MAX_RUNS)) return (uint32_t)wide[w];
+        if (ok && runs > GR_MAX_RUNS) return (uint32_t)wide[w];
+        if (ok && extra <= GR_WIDEN_BYTES && extra <= g->widen_left) {
+            g->widen_left -= extra;
+            return (uint32_t)wide[w];
+        }
     }
     return GR_QT_F;
 }
@@ -373,6 +380,8 @@ enum wgf_status gr_weights_create(struct gr *g, struct wgf_err *err)
     char                          lb[96];
     g->L = calloc((size_t)c->n_layers, sizeof *g->L);
     if (!g->L) return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: layers");
+    g->widen_left = wgf_llm_model_weight_bytes(g->m) / 32;
+    if (g->widen_left < GR_WIDEN_BYTES) g->widen_left = GR_WIDEN_BYTES; /* a small model: a matrix's worth */
 
     /* 1. layout */
     for (int l = 0; l < c->n_layers; l++) {
