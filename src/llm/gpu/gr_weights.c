@@ -166,9 +166,8 @@ static uint32_t row_qt(const struct gr *g, const struct mat_src *src, uint32_t s
  * Q8_0 v rows in half its layers, +0.34 MB each as Q8_0 against a ~5 us dispatch on the
  * H200 (bench/RESULTS.md). A matrix may grow by GR_WIDEN_BYTES and all of them together by
  * g->widen_left (1/32 of the model's weight bytes, at least GR_WIDEN_BYTES: a real model's
- * device copy stays within ~1.03x the file);
- * rows interleaving types (gate/up pairs) widen whatever the bytes, the alternative being the
- * float format. */
+ * device copy stays within ~1.03x the file); rows interleaving types (gate/up pairs) widen
+ * whatever the bytes, the alternative being the float format. */
 static uint32_t widen_qt(struct gr *g, const struct mat_src *src, uint32_t rows, uint32_t cols)
 {
     uint32_t n[WGF_DT_COUNT] = {0}, runs = 0, prev = GR_QT_F;
