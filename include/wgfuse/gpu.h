@@ -218,6 +218,12 @@ void            wgf_prelude_f32(struct wgf_prelude *p, const char *name, float v
 void            wgf_prelude_bool(struct wgf_prelude *p, const char *name, bool v, const char *why);
 /* An embedded fragment by name (wgf_kernel_source); WGF_ERR_INTERNAL when it is missing. */
 enum wgf_status wgf_prelude_fragment(struct wgf_prelude *p, const char *name);
+/* Append `text` (a prelude with its fragments) as a second instance in the same module: every
+ * name it declares at module scope gets `suffix` (fn f -> f_1, const N -> N_1, override,
+ * struct, alias, var likewise), everywhere in text but after a '.' (members, swizzles); its
+ * directives (enable ...;) are dropped, the module having them from the first instance. Names
+ * text uses without declaring (the kernel's bindings and helpers) stay shared. */
+void            wgf_prelude_instance(struct wgf_prelude *p, const char *text, const char *suffix);
 enum wgf_status wgf_prelude_status(const struct wgf_prelude *p);
 void            wgf_prelude_free(struct wgf_prelude *p);
 

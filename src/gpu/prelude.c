@@ -71,6 +71,131 @@ enum wgf_status wgf_prelude_fragment(struct wgf_prelude *p, const char *name)
     return WGF_OK;
 }
 
+/* ---- a second instance of a text in one module ----------------------------------------- */
+
+static bool id_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+static bool id_char(char c) { return id_start(c) || (c >= '0' && c <= '9'); }
+
+/* length of the comment at s (0: none); WGSL block comments nest */
+static size_t comment_len(const char *s)
+{
+    if (s[0] == '/' && s[1] == '/') return strcspn(s, "\n");
+    if (s[0] != '/' || s[1] != '*') return 0;
+    size_t i = 2, depth = 1;
+    while (s[i] && depth) {
+        if (s[i] == '/' && s[i + 1] == '*') depth++, i += 2;
+        else if (s[i] == '*' && s[i + 1] == '/') depth--, i += 2;
+        else i++;
+    }
+    return i;
+}
+
+struct names {
+    char  **v;
+    size_t  n, cap;
+    bool    oom;
+};
+
+static bool names_has(const struct names *ns, const char *s, size_t len)
+{
+    for (size_t i = 0; i < ns->n; i++)
+        if (strlen(ns->v[i]) == len && !memcmp(ns->v[i], s, len)) return true;
+    return false;
+}
+
+static void names_add(struct names *ns, const char *s, size_t len)
+{
+    if (ns->oom || names_has(ns, s, len)) return;
+    if (ns->n == ns->cap) {
+        size_t cap = ns->cap ? 2 * ns->cap : 64;
+        char **v   = realloc(ns->v, cap * sizeof *v);
+        if (!v) {
+            ns->oom = true;
+            return;
+        }
+        ns->v = v, ns->cap = cap;
+    }
+    char *c = malloc(len + 1);
+    if (!c) {
+        ns->oom = true;
+        return;
+    }
+    memcpy(c, s, len), c[len] = 0;
+    ns->v[ns->n++] = c;
+}
+
+void wgf_prelude_instance(struct wgf_prelude *p, const char *text, const char *suffix)
+{
+    /* pass 1: the names text declares at module scope (brace depth 0) */
+    struct names ns    = {0};
+    int          depth = 0;
+    const char  *decl  = NULL; /* the keyword whose name comes next */
+    for (const char *s = text; *s;) {
+        size_t c = comment_len(s);
+        if (c) {
+            s += c;
+            continue;
+        }
+        if (id_start(*s)) {
+            const char *b = s;
+            while (id_char(*s)) s++;
+            size_t len = (size_t)(s - b);
+            if (decl) {
+                names_add(&ns, b, len);
+                decl = NULL;
+            } else if (depth == 0) {
+                static const char *const kw[] = {"fn", "const", "override", "struct", "alias", "var"};
+                for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
+                    if (strlen(kw[k]) == len && !memcmp(kw[k], b, len)) decl = kw[k];
+            }
+            continue;
+        }
+        if (*s == '<' && decl && !strcmp(decl, "var")) { /* var<workgroup> name */
+            s += strcspn(s, ">");
+            if (*s) s++;
+            continue;
+        }
+        if (*s == '{') depth++;
+        if (*s == '}') depth--;
+        s++;
+    }
+    /* pass 2: the text with those names suffixed (not after '.': a member or a swizzle), its
+     * directives (enable ...;) dropped, being the first instance's */
+    char        prev = 0;
+    const char *s    = text;
+    depth            = 0;
+    while (*s && !ns.oom && !p->oom) {
+        size_t c = comment_len(s);
+        if (c) {
+            pre_printf(p, "%.*s", (int)c, s);
+            s += c;
+            continue;
+        }
+        if (id_start(*s)) {
+            const char *b = s;
+            while (id_char(*s)) s++;
+            size_t len = (size_t)(s - b);
+            if (depth == 0 && ((len == 6 && !memcmp(b, "enable", 6)) || (len == 8 && !memcmp(b, "requires", 8)))) {
+                s += strcspn(s, ";");
+                if (*s) s++;
+                continue;
+            }
+            bool rn = prev != '.' && names_has(&ns, b, len);
+            pre_printf(p, "%.*s%s", (int)len, b, rn ? suffix : "");
+            prev = 'a';
+            continue;
+        }
+        if (*s == '{') depth++;
+        if (*s == '}') depth--;
+        if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r') prev = *s;
+        pre_printf(p, "%c", *s++);
+    }
+    if (ns.oom) p->oom = true;
+    for (size_t i = 0; i < ns.n; i++) free(ns.v[i]);
+    free(ns.v);
+    pre_printf(p, "\n");
+}
+
 enum wgf_status wgf_prelude_status(const struct wgf_prelude *p) { return p->oom ? WGF_ERR_NOMEM : WGF_OK; }
 
 void wgf_prelude_free(struct wgf_prelude *p)

@@ -15,7 +15,8 @@
  * in a recipe's mixture) against their dequantized F32 twins: Q2_K through every plan.
  *
  * Files whose matrices mix types one wider type holds exactly (widen_q8_0: Q4_0, Q5_0, Q8_0;
- * widen_q5_k: Q4_K, Q5_K) run as that type, one part per matrix (check_widened).
+ * widen_q5_k: Q4_K, Q5_K) run as that type, one part per matrix; a W_qkv of types that do not
+ * widen (split_qkv, mixed) runs its parts in one dispatch (check_widened).
  *
  * Mutations this catches (tried): Q4_K's scale/min swapped in qscale_min_k4; Q6_K's high
  * bits shifted by k instead of 2k; Q5_0's qh bit of the high half off by 16; the Q8_0 d
@@ -249,11 +250,11 @@ out:
     wgf_llm_model_free(mf);
 }
 
-/* A file whose matrices mix block types one wider type holds exactly (Q4_0, Q5_0 in Q8_0;
- * Q4_K in Q5_K: gr_qwidens): the roles plan reads every matrix as one part, so a decode step
- * has the dispatches of the f32 twin's (one type per matrix), where it would have one more
- * per extra run (W_qkv) or float rows (the interleaved gate/up). check_files has already run
- * the logits, ids and q8 checks on it. */
+/* One dispatch per matrix on the roles plan, as the f32 twin (one type per matrix) has: a
+ * file whose matrices mix block types one wider type holds exactly (widen_*: Q4_0, Q5_0 in
+ * Q8_0; Q4_K in Q5_K: gr_qwidens) reads each as one part; a W_qkv of parts that do not widen
+ * (split_qkv: Q4_K q/k, Q6_K v; mixed: three types) is one dispatch over its parts
+ * (attn_qkv's instances). check_files has already run the logits, ids and q8 checks. */
 static void check_widened(struct wgf_t *t, wgf_ctx *ctx, const char *tag, const char *qp, const char *fp)
 {
     char                           nm[200];
@@ -265,7 +266,7 @@ static void check_widened(struct wgf_t *t, wgf_ctx *ctx, const char *tag, const 
     bool ok = wgf_llm_model_load(qp, &mq, &err) == WGF_OK && wgf_llm_model_load(fp, &mf, &err) == WGF_OK &&
               (oq = wgf_llm_backend_open(&bq, &wgf_llm_backend_gpu_roles, mq, &go, &err) == WGF_OK) &&
               (of = wgf_llm_backend_open(&bf, &wgf_llm_backend_gpu_roles, mf, &go, &err) == WGF_OK);
-    snprintf(nm, sizeof nm, "%s: widened to one type per matrix: dispatches per token as the f32 twin's", tag);
+    snprintf(nm, sizeof nm, "%s: one dispatch per matrix: dispatches per token as the f32 twin's", tag);
     wgf_t_check(t, ok && bq.dispatches_per_token == bf.dispatches_per_token, nm, "%s: %u against %u",
                 ok ? "ok" : err.msg, bq.dispatches_per_token, bf.dispatches_per_token);
     if (oq) wgf_llm_backend_close(&bq);
@@ -285,7 +286,7 @@ static void check_type(struct wgf_t *t, wgf_ctx *ctx, const char *dir, const cha
     snprintf(nm, sizeof nm, "%s: write quantized and f32 twins", tag);
     if (!wgf_t_check(t, write_pair(qp, fp, types, ntypes, tied, &err) == WGF_OK, nm, "%s", err.msg)) return;
     check_files(t, ctx, tag, qp, fp, every_plan, parts);
-    if (!strncmp(tag, "widen", 5)) check_widened(t, ctx, tag, qp, fp);
+    if (!strncmp(tag, "widen", 5) || !strcmp(tag, "split_qkv") || !strcmp(tag, "mixed")) check_widened(t, ctx, tag, qp, fp);
 }
 
 /* A file `wgfuse llm quantize` writes with `recipe` from an f32 test Llama of the same
@@ -324,6 +325,11 @@ int main(void)
     const enum wgf_dtype w8[] = {WGF_DT_Q4_0, WGF_DT_Q5_0, WGF_DT_Q8_0}, w5k[] = {WGF_DT_Q4_K, WGF_DT_Q5_K};
     if (!only || !strcmp(only, "widen_q8_0")) check_type(&t, ctx, dir, "widen_q8_0", w8, 3, true, false, false);
     if (!only || !strcmp(only, "widen_q5_k")) check_type(&t, ctx, dir, "widen_q5_k", w5k, 2, true, false, false);
+    /* Q4_K_M's layout where no type widens (dims multiples of 256): Q4_K q/k beside Q6_K v, one
+     * dispatch over both parts; gate/up one type (8 matrices a layer: the same types each) */
+    const enum wgf_dtype sq[] = {WGF_DT_Q8_0, WGF_DT_Q4_K, WGF_DT_Q4_K, WGF_DT_Q6_K,
+                                 WGF_DT_Q4_K, WGF_DT_Q5_K, WGF_DT_Q5_K, WGF_DT_Q6_K};
+    if (!only || !strcmp(only, "split_qkv")) check_type(&t, ctx, dir, "split_qkv", sq, 8, true, false, false);
     for (int i = 0; i < NQT; i++) {
         bool k4 = QT[i].dt == WGF_DT_Q4_K; /* one pure type through every plan (the ops plans' row offsets) */
         if (!only || !strcmp(only, wgf_dtype_str(QT[i].dt)))

@@ -15,9 +15,15 @@
 //             | 2 vc (N_CTX, KV_DIM) f32 read_write | 3 x (DIMP) f32 read | 4 g (DIMP) f32 read
 //             | 5 w  (2 N_PAIRS, KCS) chunks read | 6 b (2 ALL_PAIRS) f32 read (pair order)
 //             | 7 rope (tables, N_CTX, HALF) (cos, sin) f32 read | 8 st (ST_LEN) u32 read
-// fragments:  lib_reduce_*, lib_wchunk, lib_rows, lib_pairs
+// parts:      the rows of W_qkv in one format each (llm/gpu/gr_weights.c); a dispatch covers one
+//             part, or several quantized ones (Q4_K q/k with Q6_K v): each part's constants and
+//             fragments are then a module instance of their own (wgf_prelude_instance: names
+//             suffixed _1, _2, ...), bound through one range of their arena (WOFF per part), and
+//             qkv_dispatch sends each workgroup to its part's qkv_rows.
+// fragments:  lib_reduce_*, lib_wchunk, lib_rows or lib_rows_q + lib_qblock, lib_rows_rms,
+//             lib_pairs, lib_qkv_rows (per part)
 // injected:   WG, TPR, GPW, PPG, NIT, SGS, WF16, KC, KCS, DIM, DIMP, Q_DIM, KV_DIM, HD, HALF,
-//             ROT, N_PAIRS, PAIR0, N_CTX, EPS, HAS_BIAS, ST_* (llm/gpu/gr_kernels.c)
+//             ROT, N_PAIRS, PAIR0, N_CTX, EPS, HAS_BIAS, ST_*, fn qkv_dispatch (llm/gpu/gr_kernels.c)
 @group(0) @binding(0) var<storage, read_write> q:    array<f32>;       // (Q_DIM) f32
 @group(0) @binding(1) var<storage, read_write> kc:   array<f32>;       // (N_CTX, KV_DIM) f32
 @group(0) @binding(2) var<storage, read_write> vc:   array<f32>;       // (N_CTX, KV_DIM) f32
@@ -61,40 +67,12 @@ fn xprep(li: u32) {
 }
 
 // ACT_Q8 (quantized rows, --activations q8) rounds the normed input as cpu-ref computes it;
-// the sums then carry the 1 / rms already (isc in main)
+// the sums then carry the 1 / rms already (isc in lib_qkv_rows)
 fn xq_in(i: u32) -> vec4<f32> {
     return g[i] * (x[i] * inv);
 }
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
-    let p0   = (wid.x * GPW + li / TPR) * PPG; // first local pair of this group (RPG = 2 PPG rows)
-    let lane = li % TPR;
-    let s = rows_run(2u * p0, 2u * N_PAIRS, lane, li);
-    let isc = select(inv, 1.0, ACT_Q8);
-    if (lane == 0u) {
-        let pos = st[ST_POS];
-        for (var j = 0u; j < PPG; j++) {
-            let p = p0 + j;
-            if (p < N_PAIRS) {
-                let gp   = PAIR0 + p;
-                let rows = pair_rows(gp);
-                var va   = s[2u * j] * isc;
-                var vb   = s[2u * j + 1u] * isc;
-                if (HAS_BIAS) {
-                    va += b[2u * gp];
-                    vb += b[2u * gp + 1u];
-                }
-                if (rows.z != NOROT) {
-                    let cs = rope[(st[ST_ROPE_LONG] * N_CTX + pos) * HALF + rows.z];
-                    let ra = va * cs.x - vb * cs.y;
-                    let rb = va * cs.y + vb * cs.x;
-                    va = ra;
-                    vb = rb;
-                }
-                put(rows.x, va, pos);
-                put(rows.y, vb, pos);
-            }
-        }
-    }
+    qkv_dispatch(wid.x, li); // the emitter's: qkv_rows of the part that workgroup wid.x belongs to
 }

@@ -55,6 +55,7 @@ enum { GR_ST_LIST(GR_ENUM) GR_SP_LIST(GR_ENUM) };
 #define GR_EMB_PARTS 5     /* row parts of the embedding table one kernel can bind (sample_pick:
                               5 bindings + 5 parts = maxStorageBuffersPerShaderStage 10) */
 #define GR_STEPS 16        /* decode steps per submit at most                               */
+#define GR_MAX_RUNS 4      /* row runs of one format a matrix may have (q, k, v + 1); more: float */
 #define GR_Q8_MIN_WG 256u /* --activations q8: workgroups a quantized matvec keeps (q_cfg)  */
 #define GR_SUBMIT_S 0.05   /* the GPU time a decode submit aims at (steps adapt to the rate)  */
 #define GR_RING 3          /* submits in flight while decoding                              */

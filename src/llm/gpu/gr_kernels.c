@@ -210,38 +210,109 @@ enum wgf_status gr_emit_embed(struct gr *g, wgf_schedule *s, wgf_buffer *x, bool
     return emit(g, s, &st, &p, err);
 }
 
-enum wgf_status gr_emit_attn_qkv(struct gr *g, wgf_schedule *s, int l, struct wgf_err *err)
+/* One part's constants and fragments (attn_qkv): its rows start WOFF chunks into the binding. */
+static void qkv_part_prelude(const struct gr *g, struct wgf_prelude *p, int l, const struct gr_part *pt)
 {
     const struct gr_layer *L = &g->L[l];
-    for (uint32_t i = 0; i < L->qkv.n_parts; i++) {
-        const struct gr_part *pt = &L->qkv.part[i];
-        struct gr_step        st = {0};
-        struct wgf_prelude    p  = {0};
-        const uint32_t        ppg = pt->cfg.rpg / 2;
-        gr_step_label_part(g, &st, "attn_qkv", NULL, pt);
-        pre_model(g, &p, pt->cfg);
-        gr_prelude_part(g, &p, &L->qkv, pt);
-        wgf_prelude_u32(&p, "PPG", ppg, "row pairs per row group");
-        wgf_prelude_u32(&p, "N_PAIRS", pt->rows / 2, "pairs in this row part");
-        wgf_prelude_u32(&p, "PAIR0", pt->row0 / 2, "first pair of this row part");
-        wgf_prelude_bool(&p, "HAS_BIAS", g->m->weights.layers[l].bq.data != NULL, "q/k/v bias (Qwen2)");
-        st.frags[0] = pt->qt == GR_QT_F ? "lib_rows" : "lib_rows_q";
-        st.frags[1] = "lib_rows_rms";
-        st.frags[2] = "lib_pairs";
-        st.frags[3] = pt->qt == GR_QT_F ? NULL : "lib_qblock";
-        st.b[st.nb++] = B(g->q, 0, 0);
-        st.b[st.nb++] = B(L->kc, 0, 0);
-        st.b[st.nb++] = B(L->vc, 0, 0);
-        st.b[st.nb++] = B(g->x, 0, 0);
-        st.b[st.nb++] = BV(g, L->attn_norm);
-        st.b[st.nb++] = BP(pt);
-        st.b[st.nb++] = BV(g, L->bias);
-        st.b[st.nb++] = B(g->rope, 0, 0);
-        st.b[st.nb++] = B(g->st, 0, 0);
-        st.gx   = cdiv(pt->rows / 2, (uint64_t)pt->cfg.gpw * ppg);
-        st.cost = (struct wgf_step_cost){pt->bytes + (uint64_t)g->dimp * 8, (uint64_t)pt->rows * 4,
-                                         2ull * pt->rows * g->dim};
-        enum wgf_status r = emit(g, s, &st, &p, err);
+    pre_model(g, p, pt->cfg);
+    gr_prelude_part(g, p, &L->qkv, pt);
+    wgf_prelude_u32(p, "PPG", pt->cfg.rpg / 2, "row pairs per row group");
+    wgf_prelude_u32(p, "N_PAIRS", pt->rows / 2, "pairs in this row part");
+    wgf_prelude_u32(p, "PAIR0", pt->row0 / 2, "first pair of this row part");
+    wgf_prelude_bool(p, "HAS_BIAS", g->m->weights.layers[l].bq.data != NULL, "q/k/v bias (Qwen2)");
+    const char *frags[] = {pt->qt == GR_QT_F ? "lib_rows" : "lib_rows_q", "lib_rows_rms", "lib_pairs",
+                           pt->qt == GR_QT_F ? NULL : "lib_qblock", "lib_qkv_rows"};
+    for (size_t i = 0; i < sizeof frags / sizeof frags[0]; i++)
+        if (frags[i] && wgf_prelude_fragment(p, frags[i])) p->oom = true; /* reported as a prelude error */
+}
+
+static uint32_t qkv_groups(const struct gr_part *pt) { return cdiv(pt->rows / 2, (uint64_t)pt->cfg.gpw * (pt->cfg.rpg / 2)); }
+
+/* Parts [i0, i1) of layer l's W_qkv in one dispatch (i1 - i0 > 1: every part quantized, one
+ * arena): part k's workgroups follow part k - 1's, each part a module instance of its own. */
+static enum wgf_status emit_qkv_parts(struct gr *g, wgf_schedule *s, int l, uint32_t i0, uint32_t i1, struct wgf_err *err)
+{
+    const struct gr_layer *L  = &g->L[l];
+    const struct gr_part  *pt = &L->qkv.part[i0];
+    struct gr_step         st = {0};
+    struct wgf_prelude     p  = {0};
+    static const char *const woff[GR_MAX_RUNS] = {"WOFF", "WOFF_1", "WOFF_2", "WOFF_3"};
+    struct wgf_constant    k[GR_MAX_RUNS];
+    gr_step_label_part(g, &st, "attn_qkv", NULL, pt);
+    uint64_t lo = pt->off, hi = pt->off + pt->bytes, bytes = 0, rows = 0;
+    for (uint32_t i = i0 + 1; i < i1; i++) { /* "attn_qkv_q4_k+q6_k_sg" */
+        const struct gr_part *q = &L->qkv.part[i];
+        lo = q->off < lo ? q->off : lo;
+        hi = q->off + q->bytes > hi ? q->off + q->bytes : hi;
+        char  t[16], *u = strstr(st.label, g->qx8 ? "_x8_" : g->sgs ? "_sg" : "_wg");
+        snprintf(t, sizeof t, "+%s", wgf_dtype_str((enum wgf_dtype)q->qt));
+        for (char *c = t; *c; c++) *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+        if (u && strlen(st.label) + strlen(t) < sizeof st.label) {
+            memmove(u + strlen(t), u, strlen(u) + 1);
+            memcpy(u, t, strlen(t));
+        }
+    }
+    char     disp[1024];
+    size_t   dl = (size_t)snprintf(disp, sizeof disp, "fn qkv_dispatch(wg: u32, li: u32) {\n");
+    uint32_t w0 = 0;
+    for (uint32_t i = i0; i < i1; i++) {
+        const struct gr_part *q = &L->qkv.part[i];
+        uint32_t              n = qkv_groups(q), ki = i - i0;
+        char                  sfx[8] = "";
+        if (ki) snprintf(sfx, sizeof sfx, "_%u", ki);
+        k[ki] = (struct wgf_constant){woff[ki], (double)((q->off - lo) / 16)};
+        if (ki == 0) qkv_part_prelude(g, &p, l, q);
+        else {
+            struct wgf_prelude pk = {0};
+            qkv_part_prelude(g, &pk, l, q);
+            if (pk.oom) p.oom = true;
+            else wgf_prelude_instance(&p, pk.s, sfx);
+            wgf_prelude_free(&pk);
+        }
+        dl += (size_t)snprintf(disp + dl, dl < sizeof disp ? sizeof disp - dl : 0,
+                               "    if (wg < %uu) { qkv_rows%s(wg - %uu, li); return; }\n", w0 + n, sfx, w0);
+        w0 += n;
+        bytes += q->bytes, rows += q->rows;
+    }
+    WGF_ASSERT(dl + 2 < sizeof disp);
+    wgf_prelude_text(&p, disp);
+    wgf_prelude_text(&p, "}");
+    st.k          = k;
+    st.nk         = (int)(i1 - i0);
+    st.b[st.nb++] = B(g->q, 0, 0);
+    st.b[st.nb++] = B(L->kc, 0, 0);
+    st.b[st.nb++] = B(L->vc, 0, 0);
+    st.b[st.nb++] = B(g->x, 0, 0);
+    st.b[st.nb++] = BV(g, L->attn_norm);
+    st.b[st.nb++] = B(pt->buf, lo, hi - lo);
+    st.b[st.nb++] = BV(g, L->bias);
+    st.b[st.nb++] = B(g->rope, 0, 0);
+    st.b[st.nb++] = B(g->st, 0, 0);
+    st.gx   = w0;
+    st.cost = (struct wgf_step_cost){bytes + (uint64_t)g->dimp * 8, rows * 4, 2ull * rows * g->dim};
+    return emit(g, s, &st, &p, err);
+}
+
+/* Whether parts [i0, i1) can share a dispatch: all quantized (one XW choice), in one arena
+ * buffer, and their instances' workgroup memory within the device's: the kernel's x * g copy
+ * plus per instance the reductions' arrays (< 2 KiB) and, under q8, the int8 input (40 NU). */
+static bool qkv_mergeable(const struct gr *g, const struct gr_mat *m, uint32_t i0, uint32_t i1)
+{
+    uint64_t need = g->xw && !g->qx8 ? (uint64_t)g->dimp * 4 : 0;
+    for (uint32_t i = i0; i < i1; i++) {
+        const struct gr_part *q = &m->part[i];
+        if (q->qt == GR_QT_F || q->arena != m->part[i0].arena) return false;
+        need += 2048 + (g->qx8 ? 40ull * q->nu : 0);
+    }
+    return i1 - i0 <= GR_MAX_RUNS && need <= wgf_ctx_limits(g->ctx)->max_compute_workgroup_storage_size;
+}
+
+enum wgf_status gr_emit_attn_qkv(struct gr *g, wgf_schedule *s, int l, struct wgf_err *err)
+{
+    const struct gr_mat *m = &g->L[l].qkv;
+    if (m->n_parts > 1 && qkv_mergeable(g, m, 0, m->n_parts)) return emit_qkv_parts(g, s, l, 0, m->n_parts, err);
+    for (uint32_t i = 0; i < m->n_parts; i++) {
+        enum wgf_status r = emit_qkv_parts(g, s, l, i, i + 1, err);
         if (r) return r;
     }
     return WGF_OK;

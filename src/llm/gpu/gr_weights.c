@@ -158,7 +158,6 @@ static uint32_t row_qt(const struct gr *g, const struct mat_src *src, uint32_t s
     return gr_qlayout(t->dtype, cols, &L) ? (uint32_t)t->dtype : GR_QT_F;
 }
 
-#define GR_MAX_RUNS 4 /* row runs of one format a matrix may have (q, k, v + 1); more: float */
 #define GR_WIDEN_BYTES (4u << 20) /* bytes a matrix may grow by to read one block type (below) */
 
 /* The one block type rows of several types are repacked as (gr_qwidens), else GR_QT_F. A
