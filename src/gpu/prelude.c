@@ -124,71 +124,66 @@ static void names_add(struct names *ns, const char *s, size_t len)
     ns->v[ns->n++] = c;
 }
 
+enum tok { TOK_COMMENT, TOK_ID, TOK_CHAR };
+
+/* the token at s (a comment, an identifier, else one character) and its length */
+static enum tok token(const char *s, size_t *len)
+{
+    size_t n = comment_len(s);
+    if (n) {
+        *len = n;
+        return TOK_COMMENT;
+    }
+    if (!id_start(*s)) {
+        *len = 1;
+        return TOK_CHAR;
+    }
+    while (id_char(s[n])) n++;
+    *len = n;
+    return TOK_ID;
+}
+
+static bool is_word(const char *s, size_t len, const char *w) { return strlen(w) == len && !memcmp(s, w, len); }
+
 void wgf_prelude_instance(struct wgf_prelude *p, const char *text, const char *suffix)
 {
     /* pass 1: the names text declares at module scope (brace depth 0) */
-    struct names ns    = {0};
-    int          depth = 0;
-    const char  *decl  = NULL; /* the keyword whose name comes next */
-    for (const char *s = text; *s;) {
-        size_t c = comment_len(s);
-        if (c) {
-            s += c;
-            continue;
+    static const char *const kw[] = {"fn", "const", "override", "struct", "alias", "var"};
+    struct names             ns    = {0};
+    int                      depth = 0;
+    const char              *decl  = NULL; /* the keyword whose name comes next */
+    size_t                   len;
+    for (const char *s = text; *s; s += len) {
+        enum tok t = token(s, &len);
+        if (t == TOK_ID && decl) {
+            names_add(&ns, s, len);
+            decl = NULL;
+        } else if (t == TOK_ID && depth == 0) {
+            for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
+                if (is_word(s, len, kw[k])) decl = kw[k];
+        } else if (t == TOK_CHAR && *s == '<' && decl && !strcmp(decl, "var")) { /* var<workgroup> name */
+            len = strcspn(s, ">") + (s[strcspn(s, ">")] ? 1 : 0);
+        } else if (t == TOK_CHAR) {
+            depth += *s == '{' ? 1 : *s == '}' ? -1 : 0;
         }
-        if (id_start(*s)) {
-            const char *b = s;
-            while (id_char(*s)) s++;
-            size_t len = (size_t)(s - b);
-            if (decl) {
-                names_add(&ns, b, len);
-                decl = NULL;
-            } else if (depth == 0) {
-                static const char *const kw[] = {"fn", "const", "override", "struct", "alias", "var"};
-                for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
-                    if (strlen(kw[k]) == len && !memcmp(kw[k], b, len)) decl = kw[k];
-            }
-            continue;
-        }
-        if (*s == '<' && decl && !strcmp(decl, "var")) { /* var<workgroup> name */
-            s += strcspn(s, ">");
-            if (*s) s++;
-            continue;
-        }
-        if (*s == '{') depth++;
-        if (*s == '}') depth--;
-        s++;
     }
     /* pass 2: the text with those names suffixed (not after '.': a member or a swizzle), its
      * directives (enable ...;) dropped, being the first instance's */
-    char        prev = 0;
-    const char *s    = text;
-    depth            = 0;
-    while (*s && !ns.oom && !p->oom) {
-        size_t c = comment_len(s);
-        if (c) {
-            pre_printf(p, "%.*s", (int)c, s);
-            s += c;
+    char prev = 0;
+    depth     = 0;
+    for (const char *s = text; *s && !ns.oom && !p->oom; s += len) {
+        enum tok t = token(s, &len);
+        if (t == TOK_ID && depth == 0 && (is_word(s, len, "enable") || is_word(s, len, "requires"))) {
+            len = strcspn(s, ";") + (s[strcspn(s, ";")] ? 1 : 0);
             continue;
         }
-        if (id_start(*s)) {
-            const char *b = s;
-            while (id_char(*s)) s++;
-            size_t len = (size_t)(s - b);
-            if (depth == 0 && ((len == 6 && !memcmp(b, "enable", 6)) || (len == 8 && !memcmp(b, "requires", 8)))) {
-                s += strcspn(s, ";");
-                if (*s) s++;
-                continue;
-            }
-            bool rn = prev != '.' && names_has(&ns, b, len);
-            pre_printf(p, "%.*s%s", (int)len, b, rn ? suffix : "");
-            prev = 'a';
-            continue;
+        bool rn = t == TOK_ID && prev != '.' && names_has(&ns, s, len);
+        pre_printf(p, "%.*s%s", (int)len, s, rn ? suffix : "");
+        if (t == TOK_ID) prev = 'a';
+        else if (t == TOK_CHAR) {
+            depth += *s == '{' ? 1 : *s == '}' ? -1 : 0;
+            if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r') prev = *s;
         }
-        if (*s == '{') depth++;
-        if (*s == '}') depth--;
-        if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r') prev = *s;
-        pre_printf(p, "%c", *s++);
     }
     if (ns.oom) p->oom = true;
     for (size_t i = 0; i < ns.n; i++) free(ns.v[i]);

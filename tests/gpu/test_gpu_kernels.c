@@ -137,6 +137,35 @@ int main(void)
                 "the same code under two labels: two pipelines, each with its own label", "%s",
                 s == WGF_OK ? (pv ? wgf_pipeline_label(pv) : "") : wgf_ctx_last_error(ctx));
 
+    /* ---- a second instance of a text in one module (wgf_prelude_instance) ---- */
+    {
+        const char *text = "enable f16;\n// N, f: comments stay as they are\nconst N: u32 = 4u;\n"
+                           "struct S { a: u32, }\nvar<private> acc: u32;\n"
+                           "fn f(s: S) -> u32 { acc = s.a * N + shared_k; return acc; }\n";
+        struct wgf_prelude ip = {0};
+        wgf_prelude_instance(&ip, text, "_1");
+        const char *want_in[] = {"// N, f: comments stay as they are", "const N_1: u32 = 4u;", "struct S_1 { a: u32, }",
+                                 "var<private> acc_1: u32;",
+                                 "fn f_1(s: S_1) -> u32 { acc_1 = s.a * N_1 + shared_k; return acc_1; }"};
+        bool ok = wgf_prelude_status(&ip) == WGF_OK && ip.s && !strstr(ip.s, "enable");
+        for (size_t i = 0; i < sizeof want_in / sizeof want_in[0] && ok; i++) ok = strstr(ip.s, want_in[i]) != NULL;
+        wgf_t_check(&t, ok, "prelude instance: declared names suffixed, members and shared names not, directives dropped",
+                    "%s", ip.s ? ip.s : "(none)");
+        /* both instances and the names they share in one module: it compiles */
+        struct wgf_prelude mp = {0};
+        wgf_prelude_text(&mp, text + strlen("enable f16;\n"));
+        wgf_prelude_instance(&mp, text, "_1");
+        wgf_prelude_text(&mp, "const shared_k: u32 = 1u;\n@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n"
+                              "@compute @workgroup_size(1) fn main() { o[0] = f(S(2u)) + f_1(S_1(3u)); }");
+        struct wgf_pipeline_desc di = {"prelude_instance", "", mp.s, "main", NULL, 0};
+        wgf_pipeline            *pi = NULL;
+        s = wgf_prelude_status(&mp) == WGF_OK ? wgf_pipeline_get(ctx, &di, &pi) : WGF_ERR_NOMEM;
+        wgf_t_check(&t, s == WGF_OK, "prelude instance: a module with both instances compiles", "%s",
+                    s == WGF_OK ? "" : wgf_ctx_last_error(ctx));
+        wgf_prelude_free(&ip);
+        wgf_prelude_free(&mp);
+    }
+
     /* ---- timestamps (lavapipe has timestamp-query) ---- */
     wgf_timer *tm = NULL;
     s = wgf_timer_create(ctx, "test timer", 8, &tm);
