@@ -343,6 +343,9 @@ struct wgf_schedule_trace {
  * attached to r times each one, and trace->step[k] names the step in the timer's slot k
  * (WGF_ERR_LIMIT when the timer or the trace runs out of slots). */
 enum wgf_status wgf_schedule_record(const wgf_schedule *s, wgf_recorder *r, struct wgf_schedule_trace *trace);
+/* Replay step i alone into r (into the current pass; a copy closes it): the advisor's probe
+ * times chains of one kind of step. WGF_ERR_ARG when i is past the end. */
+enum wgf_status wgf_schedule_record_step(const wgf_schedule *s, uint32_t i, wgf_recorder *r);
 
 /* GPU time per label, summed over profiled replays (wgf_profile_add), for a table of
  * "where every microsecond of a token goes". Owned by the caller; _free releases rows. */

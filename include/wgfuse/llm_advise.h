@@ -1,7 +1,8 @@
 /* wgfuse — the advisor for the LLM plans (src/llm/advise.c): each GPU plan of the fusion dial
  * (ops, fused, roles, mega) built on the model, its greedy decode step read back as the plan's
  * own list of dispatches with their bytes and FLOPs (wgf_llm_backend.decode_steps), and the
- * time of that list predicted on a measured device (gpu_cost.h). Nothing is timed here.
+ * time of that list predicted on a measured device (gpu_cost.h), or composed from its kinds of
+ * dispatch timed on this device (the probe, src/llm/gpu/gr_probe.c).
  * Plans are opened one after the other (one plan's memory is free before the next one's is
  * taken); a plan the device cannot run (init: WGF_ERR_UNSUPPORTED) is kept with the reason. */
 #ifndef WGFUSE_LLM_ADVISE_H
@@ -24,12 +25,21 @@ extern "C" {
  * in flight): the schedule length the per-dispatch cost d(n) is charged at is this many
  * tokens' dispatches. */
 #define WGF_ADVISE_TOKENS_PER_SUBMIT 16
+/* The position the probe times a decode step at (attention over this many cached positions):
+ * the middle of `llm bench`'s default run (a 16-token prompt, 32 to 64 tokens decoded). */
+#define WGF_ADVISE_PROBE_POS 40
 
 struct wgf_llm_plan_prediction {
     char                       plan[16];
     char                       skipped[WGF_ERR_MSG_MAX]; /* "" or why the device cannot run it */
     const char                *weights;                  /* "f16", "f32", or the quantized type */
     struct wgf_cost_prediction pred;                     /* per greedy decode token               */
+    /* probed (wgf_llm_advise with probe): pred.total_us = max(probe.gpu_us, probe.host_us), the
+     * static model's terms scaled to it (their shares kept); static_us the static model's */
+    bool                       probed;
+    struct wgf_llm_probe       probe;
+    double                     static_us;
+    char                       probe_error[128];         /* "" or why the probe did not run       */
 };
 
 /* One operation of the ops plan (one projection: a unique matvec label), per occurrence (a
@@ -52,9 +62,12 @@ struct wgf_llm_advice {
 };
 
 /* Predict every plan of model m on ctx (borrowed) with device description dev. bo: the backend
- * options (weights format, subgroups; bo->gpu is set to ctx here). */
+ * options (weights format, subgroups; bo->gpu is set to ctx here). probe: dev describes ctx's
+ * own adapter, so time each plan's kinds of dispatch on it (wgf_llm_backend.probe) and compose
+ * the step from them; a plan whose probe cannot run (no timestamps) keeps the static model. */
 enum wgf_status wgf_llm_advise(wgf_ctx *ctx, const struct wgf_llm_model *m, const struct wgf_llm_backend_options *bo,
-                               const struct wgf_device_cost *dev, struct wgf_llm_advice *out, struct wgf_err *err);
+                               const struct wgf_device_cost *dev, bool probe, struct wgf_llm_advice *out,
+                               struct wgf_err *err);
 /* Choose among predictions already made (rows filled; the arithmetic of wgf_llm_advise's
  * choice, also for a second device description): sets out->best and out->reason. */
 void            wgf_llm_advice_choose(struct wgf_llm_advice *a);

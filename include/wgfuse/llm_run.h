@@ -88,6 +88,18 @@ struct wgf_llm_decode_req {
  *   all_logits, else only for the last one. pos+n > n_ctx -> WGF_ERR_CONTEXT.
  * reset(b): forgets the cache (the next forward starts at pos 0).
  * free(b): releases impl; safe on a backend whose init failed or that was never inited. */
+/* What the advisor's probe measured of one GPU plan's greedy decode step (wgf_llm_backend.probe):
+ * a token costs max(gpu_us, host_us) in the on-device decode loop, where the host records the
+ * next submits while the GPU runs the last ones. */
+struct wgf_llm_probe {
+    double   gpu_us;   /* sum over the step's dispatches of their kind's time in a chain     */
+    double   step_us;  /* the whole step in one timed pass of a busy submit (a cross-check)  */
+    double   host_us;  /* recording and submitting one step, the loop's steps per submit    */
+    uint32_t kinds;    /* kinds of dispatch timed (label, grid and cost alike)              */
+    uint32_t dispatches;
+    double   seconds;  /* the probe's own wall time                                         */
+};
+
 struct wgf_llm_backend {
     const char *name;
     void       *impl;
@@ -119,6 +131,12 @@ struct wgf_llm_backend {
      * copied into out, *n = how many there are (the advisor's cost model reads these). */
     enum wgf_status (*decode_steps)(const struct wgf_llm_backend *b, uint32_t pos, struct wgf_step_info *out,
                                     uint32_t cap, uint32_t *n, struct wgf_err *err);
+    /* Optional (the fusion-dial plans; the advisor's probe, src/llm/gpu/gr_probe.c). Time the
+     * kinds of dispatch of one greedy decode step at position pos on this device (each kind
+     * in chains of its own instances, in one busy submit, GPU timestamps) and the host's
+     * recording of the step: *out filled. WGF_ERR_UNSUPPORTED without timestamp-query. The
+     * backend's state (activations, cache) is left undefined: forward again before using it. */
+    enum wgf_status (*probe)(struct wgf_llm_backend *b, uint32_t pos, struct wgf_llm_probe *out, struct wgf_err *err);
     uint32_t    dispatches_per_token; /* a greedy decode step (0: not a GPU plan)            */
     /* GPU plans: the weight bytes a decode step reads (every layer matrix and the LM head in
      * their formats on the device: f16, f32 or quantized blocks), the weight bytes on the

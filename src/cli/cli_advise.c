@@ -75,7 +75,7 @@ const struct wgf_llm_backend *wgf_cli_plan_auto(wgf_ctx *ctx, const struct wgf_l
     if (wgf_cli_calibration(ctx, NULL, false, false, &cal)) return NULL;
     struct wgf_llm_advice a;
     struct wgf_err        err = {0};
-    if (wgf_llm_advise(ctx, m, bo, &cal.dev, &a, &err)) {
+    if (wgf_llm_advise(ctx, m, bo, &cal.dev, wgf_cli_calibration_local(NULL), &a, &err)) {
         wgf_cli_error("--plan auto: %s", err.msg);
         return NULL;
     }

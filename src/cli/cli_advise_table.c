@@ -62,14 +62,14 @@ static enum wgf_status sim_cell(wgf_ctx *ctx, const struct wgf_device_cost *dev,
 
 /* the two plans of row: predicted (advise) and measured (the fusion dial: checked against
  * cpu-ref, then greedy generations timed; ms/token = 1 / median decode tok/s) */
-static enum wgf_status llm_cells(wgf_ctx *ctx, const struct wgf_device_cost *dev, const char *shape, bool quick,
-                                 struct table_row *row, struct wgf_err *err)
+static enum wgf_status llm_cells(wgf_ctx *ctx, const struct wgf_device_cost *dev, bool probe, const char *shape,
+                                 bool quick, struct table_row *row, struct wgf_err *err)
 {
     struct wgf_llm_model *m = NULL;
     enum wgf_status       s = wgf_llm_model_synth(shape, WGF_DT_F16, 1, &m, err);
     struct wgf_llm_advice a;
     struct wgf_llm_backend_options bo = {.gpu = ctx};
-    if (!s) s = wgf_llm_advise(ctx, m, &bo, dev, &a, err);
+    if (!s) s = wgf_llm_advise(ctx, m, &bo, dev, probe, &a, err);
     for (uint32_t i = 0; !s && i < a.n; i++) {
         if (!strcmp(a.row[i].plan, row->fast)) row->pred_fast_ms = a.row[i].pred.total_us * 1e-3;
         if (!strcmp(a.row[i].plan, row->slow)) row->pred_slow_ms = a.row[i].pred.total_us * 1e-3;
@@ -119,7 +119,7 @@ int wgf_cli_advise_table(wgf_ctx *ctx, const struct wgf_calibration *cal, bool q
             break;
         }
     }
-    if (llm_cells(ctx, &cal->dev, quick ? "tiny" : "qwen2.5-0.5b", quick, &rows[1], &e))
+    if (llm_cells(ctx, &cal->dev, probe, quick ? "tiny" : "qwen2.5-0.5b", quick, &rows[1], &e))
         snprintf(rows[1].error, sizeof rows[1].error, "%s", e.msg);
     for (int k = 0; k < 2; k++) {
         struct wgf_sim_config c = wgf_sim_config_default(WGF_SIM_RASTRIGIN);
@@ -131,7 +131,7 @@ int wgf_cli_advise_table(wgf_ctx *ctx, const struct wgf_calibration *cal, bool q
             break;
         }
     }
-    if (llm_cells(ctx, &cal->dev, "tiny", quick, &rows[3], &e)) snprintf(rows[3].error, sizeof rows[3].error, "%s", e.msg);
+    if (llm_cells(ctx, &cal->dev, probe, "tiny", quick, &rows[3], &e)) snprintf(rows[3].error, sizeof rows[3].error, "%s", e.msg);
 
     json_t *arr = json_array();
     if (!json)

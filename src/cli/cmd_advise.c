@@ -148,6 +148,16 @@ static void print_advice(const char *name, const struct wgf_calibration *c, cons
                                  "bytes_bound_ms", r->pred.bound_us[WGF_BOUND_BYTES] * 1e-3, "flops_bound_ms",
                                  r->pred.bound_us[WGF_BOUND_FLOPS] * 1e-3, "serial_bound_ms",
                                  r->pred.bound_us[WGF_BOUND_SERIAL] * 1e-3, "dispatch_us", r->pred.dispatch_us));
+            json_t *row = json_array_get(plans, json_array_size(plans) - 1);
+            json_object_set_new(row, "model", json_string(r->probed ? "probe" : "static"));
+            if (r->probed)
+                json_object_set_new(row, "probe",
+                                    json_pack("{s:f, s:f, s:f, s:f, s:i, s:f}", "gpu_ms", r->probe.gpu_us * 1e-3,
+                                              "host_ms", r->probe.host_us * 1e-3, "step_pass_ms", r->probe.step_us * 1e-3,
+                                              "static_ms", r->static_us * 1e-3, "kinds", (int)r->probe.kinds,
+                                              "seconds", r->probe.seconds));
+            else if (r->probe_error[0])
+                json_object_set_new(row, "probe_error", json_string(r->probe_error));
         }
         json_t *root = json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:o, s:s, s:s, s:o}", "advise", "llm", "model", name,
                                  "adapter", c->adapter, "dispatch_us", c->dev.dispatch_us, "read_gbps", c->dev.read_gbps,
@@ -162,15 +172,24 @@ static void print_advice(const char *name, const struct wgf_calibration *c, cons
     }
     printf("model %s on %s (%.2f us/dispatch, %.1f GB/s read, %.1f GFLOP/s)\n", name, c->adapter, c->dev.dispatch_us,
            c->dev.read_gbps, c->dev.gflops);
-    printf("%-6s %-7s %10s %12s %14s %10s\n", "plan", "weights", "dispatches", "MB/token", "predicted ms", "dispatch%");
+    printf("%-6s %-7s %10s %12s %14s %10s %7s\n", "plan", "weights", "dispatches", "MB/token", "predicted ms", "dispatch%",
+           "model");
     for (uint32_t i = 0; i < a->n; i++) {
         const struct wgf_llm_plan_prediction *r = &a->row[i];
         if (r->skipped[0]) {
             printf("%-6s skipped: %s\n", r->plan, r->skipped);
             continue;
         }
-        printf("%-6s %-7s %10u %12.2f %14.4f %9.1f%%\n", r->plan, r->weights ? r->weights : "-", r->pred.dispatches,
-               (double)r->pred.bytes * 1e-6, r->pred.total_us * 1e-3, 100.0 * wgf_cost_dispatch_share(&r->pred));
+        printf("%-6s %-7s %10u %12.2f %14.4f %9.1f%% %7s\n", r->plan, r->weights ? r->weights : "-", r->pred.dispatches,
+               (double)r->pred.bytes * 1e-6, r->pred.total_us * 1e-3, 100.0 * wgf_cost_dispatch_share(&r->pred),
+               r->probed ? "probe" : "static");
+        if (r->probed)
+            printf("       probe: GPU %.4f ms (%u kinds of dispatch in chains), host %.4f ms, whole step in one pass "
+                   "%.4f ms; static model %.4f ms\n",
+                   r->probe.gpu_us * 1e-3, r->probe.kinds, r->probe.host_us * 1e-3, r->probe.step_us * 1e-3,
+                   r->static_us * 1e-3);
+        else if (r->probe_error[0])
+            printf("       no probe (%s): the static model\n", r->probe_error);
     }
     printf("recommendation: %s\n", a->reason);
     json_decref(crossovers(c, a, batch, true));
@@ -369,7 +388,7 @@ int wgf_cmd_advise(int argc, char **argv)
         struct wgf_llm_backend_options bo = {
             .weights_f32 = bk.weights_f32, .no_subgroups = bk.no_subgroups, .act_q8 = bk.act_q8};
         struct wgf_llm_advice          a;
-        if (wgf_llm_advise(ctx, m, &bo, &cal.dev, &a, &err)) {
+        if (wgf_llm_advise(ctx, m, &bo, &cal.dev, !no_probe && wgf_cli_calibration_local(file), &a, &err)) {
             wgf_cli_error("advise: %s", err.msg);
             rc = 1;
         } else {

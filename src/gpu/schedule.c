@@ -142,6 +142,24 @@ struct wgf_step_cost wgf_schedule_cost(const wgf_schedule *s)
     return c;
 }
 
+static enum wgf_status record_one(const struct sched_step *x, wgf_recorder *r)
+{
+    switch (x->info.kind) {
+    case WGF_STEP_DISPATCH: return wgf_recorder_dispatch(r, x->pl, x->bg, x->info.grid[0], x->info.grid[1], x->info.grid[2]);
+    case WGF_STEP_DISPATCH_INDIRECT: return wgf_recorder_dispatch_indirect(r, x->pl, x->bg, x->src, x->src_off);
+    case WGF_STEP_COPY: return wgf_recorder_copy(r, x->src, x->src_off, x->dst, x->dst_off, x->n);
+    }
+    return WGF_ERR_INTERNAL;
+}
+
+enum wgf_status wgf_schedule_record_step(const wgf_schedule *s, uint32_t i, wgf_recorder *r)
+{
+    if (i >= s->n) return wgf__fail(s->ctx, WGF_ERR_ARG, "schedule '%s': step %u of %u", s->label, i, s->n);
+    enum wgf_status st = record_one(&s->steps[i], r);
+    if (st != WGF_OK) return wgf__fail(s->ctx, st, "schedule '%s': %s", s->label, wgf_ctx_last_error(s->ctx));
+    return WGF_OK;
+}
+
 enum wgf_status wgf_schedule_record(const wgf_schedule *s, wgf_recorder *r, struct wgf_schedule_trace *trace)
 {
     enum wgf_status st = WGF_OK;
@@ -158,13 +176,7 @@ enum wgf_status wgf_schedule_record(const wgf_schedule *s, wgf_recorder *r, stru
                 if (slot + 1 > trace->n) trace->n = slot + 1;
             }
         }
-        switch (x->info.kind) {
-        case WGF_STEP_DISPATCH:
-            st = wgf_recorder_dispatch(r, x->pl, x->bg, x->info.grid[0], x->info.grid[1], x->info.grid[2]);
-            break;
-        case WGF_STEP_DISPATCH_INDIRECT: st = wgf_recorder_dispatch_indirect(r, x->pl, x->bg, x->src, x->src_off); break;
-        case WGF_STEP_COPY: st = wgf_recorder_copy(r, x->src, x->src_off, x->dst, x->dst_off, x->n); break;
-        }
+        st = record_one(x, r);
     }
     if (st != WGF_OK) return wgf__fail(s->ctx, st, "schedule '%s': %s", s->label, wgf_ctx_last_error(s->ctx));
     return WGF_OK;

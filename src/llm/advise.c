@@ -62,7 +62,7 @@ static void collect_ops(struct wgf_llm_advice *a, const struct wgf_step_info *st
 }
 
 static enum wgf_status predict_plan(wgf_ctx *ctx, const struct wgf_llm_model *m, struct wgf_llm_backend_options bo,
-                                    const struct wgf_device_cost *dev, const char *plan,
+                                    const struct wgf_device_cost *dev, bool probe, const char *plan,
                                     struct wgf_llm_plan_prediction *row, struct wgf_llm_advice *ops, struct wgf_err *err)
 {
     memset(row, 0, sizeof *row);
@@ -88,6 +88,19 @@ static enum wgf_status predict_plan(wgf_ctx *ctx, const struct wgf_llm_model *m,
     /* the decode loop records WGF_LLM_DECODE_PER_SUBMIT tokens per submit: one schedule */
     if (!s && wgf_cost_predict_replayed(dev, steps, n, WGF_ADVISE_TOKENS_PER_SUBMIT, &row->pred))
         s = wgf_fail(err, WGF_ERR_ARG, "advise: the device description has a zero or negative rate");
+    if (!s && probe && be.probe) {
+        struct wgf_err pe = {0};
+        if (be.probe(&be, WGF_ADVISE_PROBE_POS, &row->probe, &pe) == WGF_OK) {
+            double t = row->probe.gpu_us > row->probe.host_us ? row->probe.gpu_us : row->probe.host_us;
+            double k = row->pred.total_us > 0 ? t / row->pred.total_us : 0;
+            row->static_us = row->pred.total_us;
+            for (int b = 0; b < WGF_BOUND_COUNT; b++) row->pred.bound_us[b] *= k;
+            row->pred.total_us = t;
+            row->probed        = true;
+        } else {
+            snprintf(row->probe_error, sizeof row->probe_error, "%.120s", pe.msg);
+        }
+    }
     if (!s && ops) {
         collect_ops(ops, steps, n);
         ops->ops_dispatch_us = row->pred.dispatch_us;
@@ -98,12 +111,13 @@ static enum wgf_status predict_plan(wgf_ctx *ctx, const struct wgf_llm_model *m,
 }
 
 enum wgf_status wgf_llm_advise(wgf_ctx *ctx, const struct wgf_llm_model *m, const struct wgf_llm_backend_options *bo,
-                               const struct wgf_device_cost *dev, struct wgf_llm_advice *out, struct wgf_err *err)
+                               const struct wgf_device_cost *dev, bool probe, struct wgf_llm_advice *out,
+                               struct wgf_err *err)
 {
     memset(out, 0, sizeof *out);
     out->best = -1;
     for (uint32_t i = 0; i < WGF_ADVISE_MAX_PLANS; i++) {
-        enum wgf_status s = predict_plan(ctx, m, *bo, dev, PLANS[i], &out->row[i], i == 0 ? out : NULL, err);
+        enum wgf_status s = predict_plan(ctx, m, *bo, dev, probe, PLANS[i], &out->row[i], i == 0 ? out : NULL, err);
         if (s) return s;
         out->n++;
     }

@@ -12,6 +12,8 @@
  *     plan it chose and runs it;
  *   - the dispatches advise counts for roles and mega are the dispatches_per_token `llm bench`
  *     reports for them (the model reads the plans, not a second description);
+ *   - `advise --shape`: on this adapter each plan's kinds of dispatch are probed (every row
+ *     "model": "probe", predicted = max(probe GPU, host)); --no-probe: every row "static";
  *   - `advise --sim`: on this adapter the kernels are probed (a "probe" object, every row
  *     "model": "probe" with its measured episode time); --no-probe or a --calibration FILE:
  *     every row "static", probe null;
@@ -118,7 +120,7 @@ int main(void)
                   {"other-version cache", other, strlen(other), "version"}};
     for (int i = 0; i < 3 && good && ver; i++) {
         write_text(cache, cases[i].text, cases[i].n);
-        snprintf(cmd, sizeof cmd, "{ '%s' --quiet advise --shape tiny 2>&1 >/dev/null; }", cli);
+        snprintf(cmd, sizeof cmd, "{ '%s' --quiet advise --shape tiny --no-probe 2>&1 >/dev/null; }", cli);
         rc = wgf_t_run(cmd, out, sizeof out);
         wgf_t_check(&t, rc == 0 && strstr(out, "warning: ignoring") && strstr(out, cache) && strstr(out, cases[i].want) &&
                             strstr(out, "recalibrating") && cache_valid(cache),
@@ -199,6 +201,41 @@ int main(void)
                              : "--calibration FILE: the static model",
                     "exit %d, %zu of %zu rows '%s', probe %s: %.300s", rc, n_model, n_rows, model,
                     pr ? (json_is_null(pr) ? "null" : "object") : "absent", out);
+        json_decref(j);
+    }
+
+    /* advise --shape: each plan's kinds of dispatch timed on this adapter (its calibration is the
+     * cache's) and the token composed from them: every row "model": "probe", its prediction
+     * max(probe GPU, probe host), its kinds between 1 and its dispatches (the ops plan's
+     * layers repeat kinds: fewer); --no-probe: every row "static", no probe object */
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "{ '%s' --quiet advise --shape tiny%s --json 2>/dev/null; }", cli,
+                 i ? " --no-probe" : "");
+        rc                  = wgf_t_run(cmd, out, sizeof out);
+        j                   = last_json(out);
+        json_t *plans       = json_object_get(j, "plans");
+        size_t  n_rows      = json_array_size(plans), n_ok = 0;
+        bool    ops_repeats = false;
+        for (size_t k = 0; k < n_rows; k++) {
+            json_t     *row   = json_array_get(plans, k);
+            json_t     *pr    = json_object_get(row, "probe");
+            const char *model = json_string_value(json_object_get(row, "model"));
+            double      pred  = json_real_value(json_object_get(row, "predicted_ms_per_token"));
+            long long   disp  = json_integer_value(json_object_get(row, "dispatches"));
+            if (i) {
+                n_ok += model && !strcmp(model, "static") && !pr;
+                continue;
+            }
+            double    gpu = json_real_value(json_object_get(pr, "gpu_ms")), host = json_real_value(json_object_get(pr, "host_ms"));
+            long long kinds = json_integer_value(json_object_get(pr, "kinds"));
+            double    comp  = gpu > host ? gpu : host;
+            n_ok += model && !strcmp(model, "probe") && gpu > 0 && host > 0 && kinds >= 1 && kinds <= disp &&
+                    pred > 0 && (pred - comp) <= 1e-6 * comp && (comp - pred) <= 1e-6 * comp;
+            if (k == 0) ops_repeats = kinds < disp;
+        }
+        wgf_t_check(&t, rc == 0 && n_rows == 4 && n_ok == 4 && (i || ops_repeats),
+                    i ? "advise --shape --no-probe: the static model" : "advise --shape probes each plan on this adapter",
+                    "exit %d, %zu of %zu rows right: %.600s", rc, n_ok, n_rows, out);
         json_decref(j);
     }
 

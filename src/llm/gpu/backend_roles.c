@@ -495,6 +495,20 @@ static enum wgf_status gr_decode_steps(const struct wgf_llm_backend *b, uint32_t
     return WGF_OK;
 }
 
+static enum wgf_status gr_probe(struct wgf_llm_backend *b, uint32_t pos, struct wgf_llm_probe *out, struct wgf_err *err)
+{
+    struct gr *g = b->impl;
+    if (!g) return wgf_fail(err, WGF_ERR_ARG, "gpu-roles: backend not initialised");
+    if (pos >= g->n_ctx) pos = g->n_ctx - 1;
+    int32_t         tok = 0;
+    uint32_t        st[4] = {pos, 1, pos + 1 > g->rope_orig ? 1u : 0u, 0u}; /* as write_state */
+    enum wgf_status s     = wgf_buffer_write(g->ctx, g->seq, (uint64_t)pos * 4, &tok, 4);
+    if (s) return gr_fail(g, err, s, "probe");
+    /* what gr_decode records per greedy step, as gr_decode_steps lists it */
+    const wgf_schedule *list[3] = {layers_for(g, pos), g->s[GR_S_HEAD], g->s[GR_S_GREEDY]};
+    return gr_probe_steps(g, list, 3, st, out, err);
+}
+
 static void gr_reset(struct wgf_llm_backend *b) { (void)b; /* positions are overwritten as they are evaluated */ }
 
 /* The plans of the fusion dial: one backend, the decode layers chosen by `plan` at init. */
@@ -502,7 +516,7 @@ static void gr_reset(struct wgf_llm_backend *b) { (void)b; /* positions are over
     {                                                                                                                  \
         .name = backend_name, .init = gr_init, .forward = gr_forward, .reset = gr_reset, .free = gr_free,              \
         .decode = gr_decode, .profile = gr_profile, .step_time = gr_step_time, .plan = plan_name,                      \
-        .decode_steps = gr_decode_steps,                                                                               \
+        .decode_steps = gr_decode_steps, .probe = gr_probe,                                                            \
     }
 const struct wgf_llm_backend wgf_llm_backend_gpu_roles = GR_BACKEND("gpu-roles", "roles");
 const struct wgf_llm_backend wgf_llm_backend_gpu_ops   = GR_BACKEND("gpu-ops", "ops");

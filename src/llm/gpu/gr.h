@@ -229,6 +229,10 @@ struct gr {
 };
 
 /* gr_weights.c */
+/* The advisor's probe (gr_probe.c): list[0..n_list) is one greedy decode step's schedules;
+ * st_words the step state written before each repetition. */
+enum wgf_status gr_probe_steps(struct gr *g, const wgf_schedule *const *list, int n_list, const uint32_t st_words[4],
+                               struct wgf_llm_probe *out, struct wgf_err *err);
 enum wgf_status gr_weights_create(struct gr *g, struct wgf_err *err);
 void            gr_weights_free(struct gr *g);
 /* gr_state.c */

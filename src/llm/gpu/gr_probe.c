@@ -1,0 +1,171 @@
+/* wgfuse — the advisor's probe of a GPU plan: what one greedy decode step costs on this device,
+ * from its kinds of dispatch timed in chains (wgf_llm_backend.probe).
+ *
+ * Why measure: the static model (src/gpu/cost_model.c) charges every dispatch the larger of a
+ * calibrated per-dispatch cost and its bytes / FLOPs at calibrated rates. On the H200 that
+ * priced the ops and fused plans' dispatches at about 4 us each where a replayed decode step
+ * pays about 2: a dispatch's cost depends on what it does (a norm of 896 floats, a matvec of
+ * 4,864 rows, one workgroup walking every layer), not one number. So the probe times each kind
+ * of dispatch the step holds, once, on this device, and the advisor composes the step:
+ *
+ *   kinds      the step's dispatches grouped by label, grid, bytes and FLOPs (a layer's
+ *              instances of one role are one kind: the same kernel over other weights)
+ *   pass W     the whole step in one pass (warms the device; its time is reported, step_us)
+ *   per kind   pass S: its first instance alone; pass L: PROBE_MIN_CHAIN or more dispatches
+ *              cycling through its instances (each layer's own weights, as the step reads
+ *              them: no re-read from cache that the step would not get); its time in a chain
+ *              = (L - S) / (dispatches(L) - 1): the pass's own cost cancels, the barrier
+ *              between dependent dispatches stays
+ *   gpu_us     sum over the step's dispatches of their kind's time in a chain
+ *   host_us    the wall clock of recording the steps of one submit and submitting them, per
+ *              step (GR_STEPS steps; 2 on a CPU adapter, whose steps can take milliseconds:
+ *              the decode loop starts there too)
+ *
+ * Every pass of a repetition goes into one submit, so the device stays busy from the first
+ * pass to the last (a device left idle between short submits runs them slower); each time is
+ * the least of PROBE_REPS (what disturbs a timing only adds to it). The step state is written
+ * before each repetition; what the chains leave in the activations and the cache is garbage
+ * (the backend says so: forward again before decoding). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/gpu/gr.h"
+
+#define PROBE_REPS      5
+#define PROBE_MIN_CHAIN 4 /* dispatches of a chain at least (a kind of one instance repeats it) */
+
+struct kind {
+    const struct wgf_step_info *info; /* its first instance's                                  */
+    uint32_t                    n;    /* instances in the step                                 */
+    uint32_t                    first; /* index (into the step's list) of the first instance    */
+    double                      s_ns, l_ns; /* least pass times                                */
+};
+
+struct ref {
+    const wgf_schedule *s;
+    uint32_t            i;
+    uint32_t            kind;
+};
+
+static bool same_kind(const struct wgf_step_info *a, const struct wgf_step_info *b)
+{
+    return a->kind == b->kind && !strcmp(a->label, b->label) && !memcmp(a->grid, b->grid, sizeof a->grid) &&
+           a->cost.bytes_read == b->cost.bytes_read && a->cost.bytes_written == b->cost.bytes_written &&
+           a->cost.flops == b->cost.flops;
+}
+
+/* the j-th instance (cycling) of kind k */
+static const struct ref *instance(const struct ref *refs, uint32_t n_refs, const struct kind *k, uint32_t kid, uint32_t j)
+{
+    j %= k->n;
+    for (uint32_t i = k->first; i < n_refs; i++)
+        if (refs[i].kind == kid && j-- == 0) return &refs[i];
+    return &refs[k->first];
+}
+
+static uint32_t chain_len(const struct kind *k) { return k->n > PROBE_MIN_CHAIN ? k->n : PROBE_MIN_CHAIN; }
+
+static double least(double a, double b) { return a < 0 || b < a ? b : a; }
+
+enum wgf_status gr_probe_steps(struct gr *g, const wgf_schedule *const *list, int n_list, const uint32_t st_words[4],
+                               struct wgf_llm_probe *out, struct wgf_err *err)
+{
+    memset(out, 0, sizeof *out);
+    double t_start = wgf_llm_now();
+    uint32_t n_refs = 0;
+    for (int k = 0; k < n_list; k++) n_refs += wgf_schedule_len(list[k]);
+    struct ref  *refs  = calloc(n_refs ? n_refs : 1, sizeof *refs);
+    struct kind *kinds = calloc(n_refs ? n_refs : 1, sizeof *kinds);
+    wgf_timer   *tm    = NULL;
+    enum wgf_status s  = refs && kinds ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "probe: %u steps", n_refs);
+    uint32_t n_kinds = 0, r_i = 0;
+    for (int k = 0; k < n_list && !s; k++)
+        for (uint32_t i = 0; i < wgf_schedule_len(list[k]); i++, r_i++) {
+            const struct wgf_step_info *si = wgf_schedule_step(list[k], i);
+            refs[r_i] = (struct ref){list[k], i, UINT32_MAX};
+            if (si->kind == WGF_STEP_COPY) continue; /* opens no pass; none in a decode step today */
+            uint32_t j = 0;
+            while (j < n_kinds && !same_kind(kinds[j].info, si)) j++;
+            if (j == n_kinds) kinds[n_kinds++] = (struct kind){si, 0, r_i, -1, -1};
+            kinds[j].n++;
+            refs[r_i].kind = j;
+            out->dispatches++;
+        }
+    /* slots: W, then S and L of every kind */
+    if (!s && (s = wgf_timer_create(g->ctx, "llm.probe", 1 + 2 * n_kinds, &tm)))
+        s = s == WGF_ERR_UNSUPPORTED ? wgf_fail(err, s, "probe: no GPU timestamps on this device")
+                                     : gr_fail(g, err, s, "probe timer");
+    double  w_ns = -1, *ns = s ? NULL : malloc((1 + 2 * (size_t)n_kinds) * sizeof *ns);
+    if (!s && !ns) s = wgf_fail(err, WGF_ERR_NOMEM, "probe: timings");
+    for (int rep = 0; rep < PROBE_REPS && !s; rep++) {
+        wgf_recorder *r = NULL;
+        wgf_timer_reset(tm);
+        if ((s = wgf_buffer_write(g->ctx, g->st, 0, st_words, 16)) || (s = wgf_recorder_begin(g->ctx, "llm.probe", tm, &r))) {
+            s = gr_fail(g, err, s, "probe");
+            break;
+        }
+        for (int k = 0; k < n_list && !s; k++) s = wgf_schedule_record(list[k], r, NULL);
+        if (!s) s = wgf_recorder_end_pass(r);
+        for (uint32_t k = 0; k < n_kinds && !s; k++) {
+            const struct ref *f = &refs[kinds[k].first];
+            if ((s = wgf_schedule_record_step(f->s, f->i, r)) || (s = wgf_recorder_end_pass(r))) break;
+            for (uint32_t j = 0; j < chain_len(&kinds[k]) && !s; j++) {
+                const struct ref *x = instance(refs, n_refs, &kinds[k], k, j);
+                s = wgf_schedule_record_step(x->s, x->i, r);
+            }
+            if (!s) s = wgf_recorder_end_pass(r);
+        }
+        if (s) {
+            wgf_recorder_abandon(r);
+            s = gr_fail(g, err, s, "probe");
+            break;
+        }
+        uint32_t n = 0;
+        if ((s = wgf_recorder_submit(r)) || (s = wgf_timer_read(g->ctx, tm, ns, 1 + 2 * n_kinds, &n))) {
+            s = gr_fail(g, err, s, "probe");
+            break;
+        }
+        if (n != 1 + 2 * n_kinds) {
+            s = wgf_fail(err, WGF_ERR_INTERNAL, "probe: %u timed passes, %u recorded", n, 1 + 2 * n_kinds);
+            break;
+        }
+        w_ns = least(w_ns, ns[0]);
+        for (uint32_t k = 0; k < n_kinds; k++) {
+            kinds[k].s_ns = least(kinds[k].s_ns, ns[1 + 2 * k]);
+            kinds[k].l_ns = least(kinds[k].l_ns, ns[2 + 2 * k]);
+        }
+    }
+    /* the host: a submit's steps recorded and submitted (as the decode loop does), then waited for */
+    double host  = -1;
+    int    steps = strcmp(wgf_ctx_adapter(g->ctx)->type, "cpu") ? GR_STEPS : 2;
+    for (int rep = 0; rep < PROBE_REPS && !s; rep++) {
+        wgf_recorder *r  = NULL;
+        double        t0 = wgf_llm_now();
+        if ((s = wgf_recorder_begin(g->ctx, "llm.probe.host", NULL, &r))) break;
+        for (int t = 0; t < steps && !s; t++)
+            for (int k = 0; k < n_list && !s; k++) s = wgf_schedule_record(list[k], r, NULL);
+        if (s) {
+            wgf_recorder_abandon(r);
+            break;
+        }
+        if ((s = wgf_recorder_submit(r))) break;
+        host = least(host, (wgf_llm_now() - t0) / steps);
+        if ((s = wgf_ctx_wait(g->ctx))) break;
+    }
+    if (s && !err->msg[0]) s = gr_fail(g, err, s, "probe host");
+    if (!s) {
+        out->kinds   = n_kinds;
+        out->step_us = w_ns * 1e-3;
+        out->host_us = host * 1e6;
+        for (uint32_t k = 0; k < n_kinds; k++) {
+            double per = (kinds[k].l_ns - kinds[k].s_ns) / (chain_len(&kinds[k]) - 1);
+            out->gpu_us += kinds[k].n * (per > 0 ? per : 0) * 1e-3;
+        }
+        out->seconds = wgf_llm_now() - t_start;
+    }
+    free(ns);
+    wgf_timer_free(tm);
+    free(kinds);
+    free(refs);
+    return s;
+}
