@@ -95,7 +95,8 @@ echo "sims done at +$(( $(date +%s) - T0 )) s" >> "$OUT/status.txt"
 
 # 3. the LLM plans
 for W in $WEIGHTS; do
-  step "advise_${W}_$SHAPE" "$WG" --quiet advise --shape "$SHAPE" --weights "$W" --json
+  # the plans built for the context the dial's decode runs in (prompt + tokens + 1)
+  step "advise_${W}_$SHAPE" "$WG" --quiet advise --shape "$SHAPE" --weights "$W" --ctx $((P + N + 1)) --json
   step "dial_${W}_$SHAPE" "$WG" llm bench --shape "$SHAPE" --plan all --weights "$W" -n "$N" --prompt-tokens "$P" \
        --runs "$RUNS" --json
   step "auto_${W}_$SHAPE" "$WG" llm bench --shape "$SHAPE" --plan auto --weights "$W" -n 16 --prompt-tokens "$P" \

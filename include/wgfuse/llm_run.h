@@ -91,6 +91,7 @@ struct wgf_llm_decode_req {
 /* What the advisor's probe measured of one GPU plan's greedy decode step (wgf_llm_backend.probe):
  * a token costs max(gpu_us, host_us) in the on-device decode loop, where the host records the
  * next submits while the GPU runs the last ones. */
+#define WGF_LLM_PROBE_LIST 48
 struct wgf_llm_probe {
     double   gpu_us;   /* sum over the step's dispatches of their kind's time in a chain     */
     double   step_us;  /* the whole step in one timed pass of a busy submit (a cross-check)  */
@@ -98,6 +99,14 @@ struct wgf_llm_probe {
     uint32_t kinds;    /* kinds of dispatch timed (label, grid and cost alike)              */
     uint32_t dispatches;
     double   seconds;  /* the probe's own wall time                                         */
+    /* the first WGF_LLM_PROBE_LIST kinds in step order: label, instances per step, GPU us of
+     * one in a chain (gpu_us = the sum of n x us over every kind, listed or not) */
+    uint32_t listed;
+    struct {
+        char     label[64];
+        uint32_t n;
+        double   us;
+    } kind[WGF_LLM_PROBE_LIST];
 };
 
 struct wgf_llm_backend {

@@ -103,6 +103,9 @@ int  wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int 
  * mapped); from the synthetic `shape` (path NULL), random blocks of the recipe's mixture.
  * Without one: `path` loaded as it is, or the shape with random f16 weights. Prints the
  * error; returns 0, 1 (failure) or 2 (usage). */
+/* The context `run` builds a model for without --ctx: the model's, at most 4096 (advise too). */
+struct wgf_llm_config;
+uint32_t wgf_cli_default_ctx(const struct wgf_llm_config *c);
 int  wgf_cli_llm_model(const char *path, const char *shape, const struct wgf_cli_backend *b,
                        struct wgf_llm_model **m);
 /* The usage lines of those flags. */

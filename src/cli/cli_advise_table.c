@@ -68,7 +68,9 @@ static enum wgf_status llm_cells(wgf_ctx *ctx, const struct wgf_device_cost *dev
     struct wgf_llm_model *m = NULL;
     enum wgf_status       s = wgf_llm_model_synth(shape, WGF_DT_F16, 1, &m, err);
     struct wgf_llm_advice a;
-    struct wgf_llm_backend_options bo = {.gpu = ctx};
+    /* the plans built for the context the dial below decodes in */
+    uint32_t                       n_prompt = 4, n_gen = quick ? 16 : 64;
+    struct wgf_llm_backend_options bo       = {.gpu = ctx, .n_ctx = n_prompt + n_gen + 1};
     if (!s) s = wgf_llm_advise(ctx, m, &bo, dev, probe, &a, err);
     for (uint32_t i = 0; !s && i < a.n; i++) {
         if (!strcmp(a.row[i].plan, row->fast)) row->pred_fast_ms = a.row[i].pred.total_us * 1e-3;
@@ -76,7 +78,7 @@ static enum wgf_status llm_cells(wgf_ctx *ctx, const struct wgf_device_cost *dev
     }
     struct wgf_dial_opts o = wgf_dial_opts_default();
     o.plans[0] = row->fast, o.plans[1] = row->slow, o.n_plans = 2;
-    o.n_prompt = 4, o.n_gen = quick ? 16 : 64, o.runs = quick ? 1 : 3, o.check_prompt = 2, o.check_steps = 2;
+    o.n_prompt = n_prompt, o.n_gen = n_gen, o.runs = quick ? 1 : 3, o.check_prompt = 2, o.check_steps = 2;
     struct wgf_dial_report rep;
     memset(&rep, 0, sizeof rep);
     if (!s) s = wgf_llm_dial(ctx, m, &o, &rep, err);

@@ -250,3 +250,8 @@ done:
     wgf_chat_close(chat);
     return rc;
 }
+
+uint32_t wgf_cli_default_ctx(const struct wgf_llm_config *c)
+{
+    return c->max_seq_len > 0 && c->max_seq_len < 4096 ? (uint32_t)c->max_seq_len : 4096;
+}

@@ -19,7 +19,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: wgfuse advise --calibrate [--quick] [--json]\n"
             "       wgfuse advise (--llm MODEL | --shape NAME) [--weights f16|f32|TYPE] [--no-subgroups] [--batch B]\n"
-            "                  [--activations f32|q8]\n"
+            "                  [--activations f32|q8] [--ctx N] [--no-probe]\n"
             "       wgfuse advise --sim ENV --steps L --pop P [--hidden H] [--episode-steps T] [--longest-steps M]\n"
             "                     [--chunks K,K,..] [--gens-per-submit G] [--no-probe]\n"
             "       wgfuse advise --table [--quick] [--json]\n"
@@ -35,7 +35,11 @@ static void usage(FILE *f)
             "  FLOPs / rate, and for one-workgroup steps FLOPs / one workgroup's streaming rate), the rates\n"
             "  scaled down for a dispatch of few workgroups; prints each plan's ms/token, its dispatch-bound\n"
             "  share, the recommendation with its reason, and the crossover batch B* of every projection\n"
-            "  and of the attention and MLP groups (--batch B: their time at batch B).\n"
+            "  and of the attention and MLP groups (--batch B: their time at batch B). On this adapter each\n"
+            "  plan's kinds of dispatch are first timed in chains (the probe, GPU timestamps) and the token\n"
+            "  composed from them: max(their GPU time, the host's recording); --no-probe, a --calibration\n"
+            "  FILE or no timestamps: the static model. --ctx N: the context the plans are built for (as\n"
+            "  `run --ctx`; default the model's, at most 4096, as `run`).\n"
             "  --sim ENV (cartpole, acrobot, mountaincar, finsim, rastrigin): every strategy (fused,\n"
             "  fused-wide, chunked:K for --chunks (10,50), per-step) x GA evolve (split, thread, wide)\n"
             "  built and its generation's dispatches predicted; --episode-steps T: the steps a SIMD group\n"
@@ -150,12 +154,17 @@ static void print_advice(const char *name, const struct wgf_calibration *c, cons
                                  r->pred.bound_us[WGF_BOUND_SERIAL] * 1e-3, "dispatch_us", r->pred.dispatch_us));
             json_t *row = json_array_get(plans, json_array_size(plans) - 1);
             json_object_set_new(row, "model", json_string(r->probed ? "probe" : "static"));
-            if (r->probed)
+            if (r->probed) {
+                json_t *kinds = json_array();
+                for (uint32_t k = 0; k < r->probe.listed; k++)
+                    json_array_append_new(kinds, json_pack("{s:s, s:i, s:f}", "label", r->probe.kind[k].label, "n",
+                                                           (int)r->probe.kind[k].n, "us", r->probe.kind[k].us));
                 json_object_set_new(row, "probe",
-                                    json_pack("{s:f, s:f, s:f, s:f, s:i, s:f}", "gpu_ms", r->probe.gpu_us * 1e-3,
+                                    json_pack("{s:f, s:f, s:f, s:f, s:i, s:f, s:o}", "gpu_ms", r->probe.gpu_us * 1e-3,
                                               "host_ms", r->probe.host_us * 1e-3, "step_pass_ms", r->probe.step_us * 1e-3,
                                               "static_ms", r->static_us * 1e-3, "kinds", (int)r->probe.kinds,
-                                              "seconds", r->probe.seconds));
+                                              "seconds", r->probe.seconds, "per_kind", kinds));
+            }
             else if (r->probe_error[0])
                 json_object_set_new(row, "probe_error", json_string(r->probe_error));
         }
@@ -281,7 +290,7 @@ int wgf_cmd_advise(int argc, char **argv)
 {
     bool                   calibrate = false, recal = false, quick = false, json = false, table = false, no_probe = false;
     const char            *model = NULL, *shape = NULL, *file = NULL, *simw = NULL, *chunks = NULL;
-    uint32_t               steps = 0, pop = 4096, hidden = 0, ep_steps = 0, longest = 0, batch = 1, gps = 10;
+    uint32_t               steps = 0, pop = 4096, hidden = 0, ep_steps = 0, longest = 0, batch = 1, gps = 10, ctx_len = 0;
     struct wgf_cli_backend bk = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -315,7 +324,7 @@ int wgf_cmd_advise(int argc, char **argv)
                                       : &file) = v;
         } else if (!strcmp(a, "--steps") || !strcmp(a, "--pop") || !strcmp(a, "--hidden") ||
                    !strcmp(a, "--episode-steps") || !strcmp(a, "--longest-steps") || !strcmp(a, "--batch") ||
-                   !strcmp(a, "--gens-per-submit")) {
+                   !strcmp(a, "--gens-per-submit") || !strcmp(a, "--ctx")) {
             if (!(v = wgf_cli_flag_value(argc, argv, &i))) return 2;
             bool ok = !strcmp(a, "--steps")           ? parse_u32(a, v, 1, 1000000, &steps)
                       : !strcmp(a, "--pop")           ? parse_u32(a, v, 2, 4000000, &pop)
@@ -323,6 +332,7 @@ int wgf_cmd_advise(int argc, char **argv)
                       : !strcmp(a, "--episode-steps") ? parse_u32(a, v, 1, 1000000, &ep_steps)
                       : !strcmp(a, "--longest-steps") ? parse_u32(a, v, 1, 1000000, &longest)
                       : !strcmp(a, "--batch")         ? parse_u32(a, v, 1, 1000000, &batch)
+                      : !strcmp(a, "--ctx")           ? parse_u32(a, v, 1, 1u << 24, &ctx_len)
                                                       : parse_u32(a, v, 1, 100000, &gps);
             if (!ok) return 2;
         } else {
@@ -385,8 +395,10 @@ int wgf_cmd_advise(int argc, char **argv)
     rc = wgf_cli_calibration(ctx, file, calibrate || recal, quick, &cal);
     if (!rc && calibrate && modes == 0) print_calibration(&cal, json);
     if (!rc && m) {
-        struct wgf_llm_backend_options bo = {
-            .weights_f32 = bk.weights_f32, .no_subgroups = bk.no_subgroups, .act_q8 = bk.act_q8};
+        struct wgf_llm_backend_options bo = {.weights_f32  = bk.weights_f32,
+                                             .no_subgroups = bk.no_subgroups,
+                                             .act_q8       = bk.act_q8,
+                                             .n_ctx        = ctx_len ? ctx_len : wgf_cli_default_ctx(&m->cfg)};
         struct wgf_llm_advice          a;
         if (wgf_llm_advise(ctx, m, &bo, &cal.dev, !no_probe && wgf_cli_calibration_local(file), &a, &err)) {
             wgf_cli_error("advise: %s", err.msg);

@@ -300,7 +300,7 @@ int wgf_cmd_run(int argc, char **argv)
         goto out;
     }
 
-    uint32_t n_ctx = (uint32_t)(o.ctx ? o.ctx : (c->max_seq_len > 0 && c->max_seq_len < 4096 ? c->max_seq_len : 4096));
+    uint32_t n_ctx = o.ctx ? (uint32_t)o.ctx : wgf_cli_default_ctx(c);
     if (n_ids > n_ctx) {
         wgf_cli_error("%s: prompt of %zu tokens > ctx %u", o.model, n_ids, n_ctx);
         goto out;

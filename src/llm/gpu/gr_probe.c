@@ -26,6 +26,7 @@
  * the least of PROBE_REPS (what disturbs a timing only adds to it). The step state is written
  * before each repetition; what the chains leave in the activations and the cache is garbage
  * (the backend says so: forward again before decoding). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,7 +160,14 @@ enum wgf_status gr_probe_steps(struct gr *g, const wgf_schedule *const *list, in
         out->host_us = host * 1e6;
         for (uint32_t k = 0; k < n_kinds; k++) {
             double per = (kinds[k].l_ns - kinds[k].s_ns) / (chain_len(&kinds[k]) - 1);
-            out->gpu_us += kinds[k].n * (per > 0 ? per : 0) * 1e-3;
+            per        = per > 0 ? per * 1e-3 : 0;
+            out->gpu_us += kinds[k].n * per;
+            if (k < WGF_LLM_PROBE_LIST) {
+                snprintf(out->kind[k].label, sizeof out->kind[k].label, "%s", kinds[k].info->label);
+                out->kind[k].n  = kinds[k].n;
+                out->kind[k].us = per;
+                out->listed     = k + 1;
+            }
         }
         out->seconds = wgf_llm_now() - t_start;
     }
