@@ -95,6 +95,8 @@ struct wgf_llm_decode_req {
 struct wgf_llm_probe {
     double   gpu_us;   /* sum over the step's dispatches of their kind's time in a chain     */
     double   step_us;  /* the whole step in one timed pass of a busy submit (a cross-check)  */
+    double   step_first_us; /* the same, the first repetition's (after the warm-up)         */
+    double   warm_s;   /* the warm-up: the whole step run until its submits take a steady time */
     double   host_us;  /* recording and submitting one step, the loop's steps per submit    */
     uint32_t kinds;    /* kinds of dispatch timed (label, grid and cost alike)              */
     uint32_t dispatches;

@@ -21,9 +21,13 @@
  *              step (GR_STEPS steps; 2 on a CPU adapter, whose steps can take milliseconds:
  *              the decode loop starts there too)
  *
- * Every pass of a repetition goes into one submit, so the device stays busy from the first
- * pass to the last (a device left idle between short submits runs them slower); each time is
- * the least of PROBE_REPS (what disturbs a timing only adds to it). The step state is written
+ * First the whole step runs, a submit's steps at a time, for PROBE_WARM_S and until two submits
+ * in a row take the same time (PROBE_WARM_MAX_S at most): on the H200 a plan
+ * probed right after its weights were uploaded measured its f32 matvecs at a third of the
+ * bandwidth the decode loop gets (the one-pass step 3.4x the loop's token), a state the dial
+ * never sees as it warms up before timing. Every pass of a repetition goes into one submit, so
+ * the device stays busy from the first pass to the last; each time is the least of PROBE_REPS
+ * (what disturbs a timing only adds to it). The step state is written
  * before each repetition; what the chains leave in the activations and the cache is garbage
  * (the backend says so: forward again before decoding). */
 #include <stdio.h>
@@ -34,6 +38,8 @@
 
 #define PROBE_REPS      5
 #define PROBE_MIN_CHAIN 4 /* dispatches of a chain at least (a kind of one instance repeats it) */
+#define PROBE_WARM_S     0.3 /* the whole step run first for this long at least ...             */
+#define PROBE_WARM_MAX_S 3.0 /* ... and until its submits take a steady time, this long at most */
 
 struct kind {
     const struct wgf_step_info *info; /* its first instance's                                  */
@@ -98,6 +104,27 @@ enum wgf_status gr_probe_steps(struct gr *g, const wgf_schedule *const *list, in
                                      : gr_fail(g, err, s, "probe timer");
     double  w_ns = -1, *ns = s ? NULL : malloc((1 + 2 * (size_t)n_kinds) * sizeof *ns);
     if (!s && !ns) s = wgf_fail(err, WGF_ERR_NOMEM, "probe: timings");
+    int steps = strcmp(wgf_ctx_adapter(g->ctx)->type, "cpu") ? GR_STEPS : 2; /* per submit, as decode */
+    double t_warm = wgf_llm_now(), last = 0, prev = 0;
+    for (double t = t_warm; !s; t = wgf_llm_now()) {
+        /* at least PROBE_WARM_S, then until two submits in a row take the same time (3%) */
+        if (t - t_warm >= PROBE_WARM_MAX_S ||
+            (t - t_warm >= PROBE_WARM_S && prev > 0 && last < 1.03 * prev && prev < 1.03 * last))
+            break;
+        prev            = last;
+        wgf_recorder *r = NULL;
+        if ((s = wgf_buffer_write(g->ctx, g->st, 0, st_words, 16)) || (s = wgf_recorder_begin(g->ctx, "llm.probe.warm", NULL, &r))) {
+            s = gr_fail(g, err, s, "probe warm-up");
+            break;
+        }
+        for (int i = 0; i < steps && !s; i++)
+            for (int k = 0; k < n_list && !s; k++) s = wgf_schedule_record(list[k], r, NULL);
+        if (s) wgf_recorder_abandon(r);
+        else if (!(s = wgf_recorder_submit(r))) s = wgf_ctx_wait(g->ctx);
+        if (s) s = gr_fail(g, err, s, "probe warm-up");
+        last = wgf_llm_now() - t;
+    }
+    out->warm_s = wgf_llm_now() - t_warm;
     for (int rep = 0; rep < PROBE_REPS && !s; rep++) {
         wgf_recorder *r = NULL;
         wgf_timer_reset(tm);
@@ -130,6 +157,7 @@ enum wgf_status gr_probe_steps(struct gr *g, const wgf_schedule *const *list, in
             s = wgf_fail(err, WGF_ERR_INTERNAL, "probe: %u timed passes, %u recorded", n, 1 + 2 * n_kinds);
             break;
         }
+        if (rep == 0) out->step_first_us = ns[0] * 1e-3;
         w_ns = least(w_ns, ns[0]);
         for (uint32_t k = 0; k < n_kinds; k++) {
             kinds[k].s_ns = least(kinds[k].s_ns, ns[1 + 2 * k]);
@@ -137,8 +165,7 @@ enum wgf_status gr_probe_steps(struct gr *g, const wgf_schedule *const *list, in
         }
     }
     /* the host: a submit's steps recorded and submitted (as the decode loop does), then waited for */
-    double host  = -1;
-    int    steps = strcmp(wgf_ctx_adapter(g->ctx)->type, "cpu") ? GR_STEPS : 2;
+    double host = -1;
     for (int rep = 0; rep < PROBE_REPS && !s; rep++) {
         wgf_recorder *r  = NULL;
         double        t0 = wgf_llm_now();
