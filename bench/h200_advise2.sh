@@ -21,7 +21,9 @@
 #
 # Environment: WGFUSE (default build/wgfuse), PYTHON (python3), POP (4096), LENGTHS ("10 100
 # 500"), GENS (3), SRUNS (5: sim bench runs), N / RUNS / P (decode tokens, timed runs, prompt
-# tokens of the LLM dial: 64 / 5 / 32), SHAPE (qwen2.5-0.5b), WEIGHTS ("f16 f32"),
+# tokens of the LLM dial: 256 / 3 / 32; the decode loop keeps 3 submits of up to 16 tokens in
+# flight, so a short run's tokens/s mostly times filling it: on the H200 Qwen2.5-1.5B roles
+# measured 1.43 ms/token over 64 tokens and 1.79 over 512), SHAPE (qwen2.5-0.5b), WEIGHTS ("f16 f32"),
 # SHAPES_BSTAR ("qwen2.5-0.5b qwen2.5-1.5b"), TABLE (1: run advise --table; 0: skip), AUTOTUNE
 # (1; 0: skip the --autotune steps), WEIGHTS="" skips the LLM plans,
 # QUICK (empty; "--quick" for a CPU adapter), WGF_GIT_COMMIT.
@@ -38,7 +40,7 @@ WG="${WGFUSE:-$ROOT/build/wgfuse}"
 [ -x "$WG" ] || { echo "h200_advise2: no wgfuse binary (set WGFUSE=path)" >&2; exit 1; }
 "$WG" --version >/dev/null 2>&1 || { echo "h200_advise2: $WG --version failed" >&2; exit 1; }
 POP="${POP:-4096}"; LENGTHS="${LENGTHS:-10 100 500}"; GENS="${GENS:-3}"; SRUNS="${SRUNS:-5}"
-N="${N:-64}"; RUNS="${RUNS:-5}"; P="${P:-32}"; SHAPE="${SHAPE:-qwen2.5-0.5b}"
+N="${N:-256}"; RUNS="${RUNS:-3}"; P="${P:-32}"; SHAPE="${SHAPE:-qwen2.5-0.5b}"
 SHAPES_BSTAR="${SHAPES_BSTAR-qwen2.5-0.5b qwen2.5-1.5b}"; TABLE="${TABLE:-1}"; QUICK="${QUICK:-}"
 AUTOTUNE="${AUTOTUNE:-1}"; WEIGHTS="${WEIGHTS-f16 f32}"
 STRATS="fused,fused-wide,chunked:10,chunked:50,per-step"
@@ -95,7 +97,8 @@ echo "sims done at +$(( $(date +%s) - T0 )) s" >> "$OUT/status.txt"
 
 # 3. the LLM plans
 for W in $WEIGHTS; do
-  # the plans built for the context the dial's decode runs in (prompt + tokens + 1)
+  # the plans built for the context the dial's decode runs in (prompt + tokens + 1); the probe
+  # times the step at its middle
   step "advise_${W}_$SHAPE" "$WG" --quiet advise --shape "$SHAPE" --weights "$W" --ctx $((P + N + 1)) --json
   step "dial_${W}_$SHAPE" "$WG" llm bench --shape "$SHAPE" --plan all --weights "$W" -n "$N" --prompt-tokens "$P" \
        --runs "$RUNS" --json

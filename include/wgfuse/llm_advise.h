@@ -25,9 +25,8 @@ extern "C" {
  * in flight): the schedule length the per-dispatch cost d(n) is charged at is this many
  * tokens' dispatches. */
 #define WGF_ADVISE_TOKENS_PER_SUBMIT 16
-/* The position the probe times a decode step at (attention over this many cached positions):
- * the middle of `llm bench`'s default run (a 16-token prompt, 32 to 64 tokens decoded). */
-#define WGF_ADVISE_PROBE_POS 40
+/* The probe times a decode step at the middle of the context the plans are built for
+ * (bo->n_ctx): the mean token of a decode that fills it. */
 
 struct wgf_llm_plan_prediction {
     char                       plan[16];

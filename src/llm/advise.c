@@ -90,7 +90,7 @@ static enum wgf_status predict_plan(wgf_ctx *ctx, const struct wgf_llm_model *m,
         s = wgf_fail(err, WGF_ERR_ARG, "advise: the device description has a zero or negative rate");
     if (!s && probe && be.probe) {
         struct wgf_err pe = {0};
-        if (be.probe(&be, WGF_ADVISE_PROBE_POS, &row->probe, &pe) == WGF_OK) {
+        if (be.probe(&be, be.n_ctx / 2, &row->probe, &pe) == WGF_OK) {
             double t = row->probe.gpu_us > row->probe.host_us ? row->probe.gpu_us : row->probe.host_us;
             double k = row->pred.total_us > 0 ? t / row->pred.total_us : 0;
             row->static_us = row->pred.total_us;
