@@ -97,6 +97,7 @@ struct wgf_llm_probe {
     double   step_us;  /* the whole step in one timed pass of a busy submit (a cross-check)  */
     double   step_first_us; /* the same, the first repetition's (after the warm-up)         */
     double   warm_s;   /* the warm-up: the whole step run until its submits take a steady time */
+    uint32_t reps;     /* timed repetitions (each time is their least)                       */
     double   host_us;  /* recording and submitting one step, the loop's steps per submit    */
     uint32_t kinds;    /* kinds of dispatch timed (label, grid and cost alike)              */
     uint32_t dispatches;

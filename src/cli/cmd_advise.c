@@ -160,10 +160,10 @@ static void print_advice(const char *name, const struct wgf_calibration *c, cons
                     json_array_append_new(kinds, json_pack("{s:s, s:i, s:f}", "label", r->probe.kind[k].label, "n",
                                                            (int)r->probe.kind[k].n, "us", r->probe.kind[k].us));
                 json_object_set_new(row, "probe",
-                                    json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:f, s:o}", "gpu_ms",
+                                    json_pack("{s:f, s:f, s:f, s:f, s:f, s:i, s:f, s:i, s:f, s:o}", "gpu_ms",
                                               r->probe.gpu_us * 1e-3, "host_ms", r->probe.host_us * 1e-3, "step_pass_ms",
                                               r->probe.step_us * 1e-3, "step_pass_first_ms", r->probe.step_first_us * 1e-3,
-                                              "warm_s", r->probe.warm_s,
+                                              "warm_s", r->probe.warm_s, "reps", (int)r->probe.reps,
                                               "static_ms", r->static_us * 1e-3, "kinds", (int)r->probe.kinds,
                                               "seconds", r->probe.seconds, "per_kind", kinds));
             }

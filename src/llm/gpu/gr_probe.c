@@ -26,8 +26,11 @@
  * probed right after its weights were uploaded measured its f32 matvecs at a third of the
  * bandwidth the decode loop gets (the one-pass step 3.4x the loop's token), a state the dial
  * never sees as it warms up before timing. Every pass of a repetition goes into one submit, so
- * the device stays busy from the first pass to the last; each time is the least of PROBE_REPS
- * (what disturbs a timing only adds to it). The step state is written
+ * the device stays busy from the first pass to the last; each time is the least of the
+ * repetitions (what disturbs a timing only adds to it), which are PROBE_REPS at least and
+ * spread over PROBE_SPREAD_S with a submit of whole steps between two: once on the H200 the
+ * f32 roles plan's whole probe ran in a slow spell (its argmax and attention, which read no
+ * weights, at 3x their f16 plan's times) that the warm-up did not outlast. The step state is written
  * before each repetition; what the chains leave in the activations and the cache is garbage
  * (the backend says so: forward again before decoding). */
 #include <stdio.h>
@@ -36,7 +39,9 @@
 
 #include "llm/gpu/gr.h"
 
-#define PROBE_REPS      5
+#define PROBE_REPS       5   /* timed repetitions at least ...                                */
+#define PROBE_SPREAD_S   1.0 /* ... spread over this long at least (a slow spell passes) ...   */
+#define PROBE_MAX_REPS   64  /* ... and this many at most                                      */
 #define PROBE_MIN_CHAIN 4 /* dispatches of a chain at least (a kind of one instance repeats it) */
 #define PROBE_WARM_S     0.3 /* the whole step run first for this long at least ...             */
 #define PROBE_WARM_MAX_S 3.0 /* ... and until its submits take a steady time, this long at most */
@@ -73,6 +78,20 @@ static const struct ref *instance(const struct ref *refs, uint32_t n_refs, const
 static uint32_t chain_len(const struct kind *k) { return k->n > PROBE_MIN_CHAIN ? k->n : PROBE_MIN_CHAIN; }
 
 static double least(double a, double b) { return a < 0 || b < a ? b : a; }
+
+/* `steps` whole decode steps in one submit, waited for (the warm-up, and between repetitions) */
+static enum wgf_status run_steps(struct gr *g, const wgf_schedule *const *list, int n_list, const uint32_t st_words[4],
+                                 int steps, struct wgf_err *err)
+{
+    wgf_recorder   *r = NULL;
+    enum wgf_status s = wgf_buffer_write(g->ctx, g->st, 0, st_words, 16);
+    if (!s) s = wgf_recorder_begin(g->ctx, "llm.probe.warm", NULL, &r);
+    for (int i = 0; i < steps && !s; i++)
+        for (int k = 0; k < n_list && !s; k++) s = wgf_schedule_record(list[k], r, NULL);
+    if (s && r) wgf_recorder_abandon(r);
+    else if (!s && !(s = wgf_recorder_submit(r))) s = wgf_ctx_wait(g->ctx);
+    return s ? gr_fail(g, err, s, "probe warm-up") : WGF_OK;
+}
 
 enum wgf_status gr_probe_steps(struct gr *g, const wgf_schedule *const *list, int n_list, const uint32_t st_words[4],
                                struct wgf_llm_probe *out, struct wgf_err *err)
@@ -111,21 +130,17 @@ enum wgf_status gr_probe_steps(struct gr *g, const wgf_schedule *const *list, in
         if (t - t_warm >= PROBE_WARM_MAX_S ||
             (t - t_warm >= PROBE_WARM_S && prev > 0 && last < 1.03 * prev && prev < 1.03 * last))
             break;
-        prev            = last;
-        wgf_recorder *r = NULL;
-        if ((s = wgf_buffer_write(g->ctx, g->st, 0, st_words, 16)) || (s = wgf_recorder_begin(g->ctx, "llm.probe.warm", NULL, &r))) {
-            s = gr_fail(g, err, s, "probe warm-up");
-            break;
-        }
-        for (int i = 0; i < steps && !s; i++)
-            for (int k = 0; k < n_list && !s; k++) s = wgf_schedule_record(list[k], r, NULL);
-        if (s) wgf_recorder_abandon(r);
-        else if (!(s = wgf_recorder_submit(r))) s = wgf_ctx_wait(g->ctx);
-        if (s) s = gr_fail(g, err, s, "probe warm-up");
+        prev = last;
+        s    = run_steps(g, list, n_list, st_words, steps, err);
         last = wgf_llm_now() - t;
     }
     out->warm_s = wgf_llm_now() - t_warm;
-    for (int rep = 0; rep < PROBE_REPS && !s; rep++) {
+    /* the repetitions: PROBE_REPS at least, and over PROBE_SPREAD_S at least, a submit of whole
+     * steps between two (the device as loaded as the decode loop keeps it) */
+    double t_reps = wgf_llm_now();
+    for (int rep = 0; !s && rep < PROBE_MAX_REPS && (rep < PROBE_REPS || wgf_llm_now() - t_reps < PROBE_SPREAD_S); rep++) {
+        if (rep > 0 && (s = run_steps(g, list, n_list, st_words, steps, err))) break;
+        out->reps       = (uint32_t)rep + 1;
         wgf_recorder *r = NULL;
         wgf_timer_reset(tm);
         if ((s = wgf_buffer_write(g->ctx, g->st, 0, st_words, 16)) || (s = wgf_recorder_begin(g->ctx, "llm.probe", tm, &r))) {
