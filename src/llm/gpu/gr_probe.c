@@ -18,8 +18,8 @@
  *              between dependent dispatches stays
  *   gpu_us     sum over the step's dispatches of their kind's time in a chain
  *   host_us    the wall clock of recording the steps of one submit and submitting them, per
- *              step (GR_STEPS steps; 2 on a CPU adapter, whose steps can take milliseconds:
- *              the decode loop starts there too)
+ *              step; steps per submit as the decode loop sets them (GR_STEPS at first, 2 on
+ *              a CPU adapter, then as many as take about GR_SUBMIT_S)
  *
  * First the whole step runs, a submit's steps at a time, for PROBE_WARM_S and until two submits
  * in a row take the same time (PROBE_WARM_MAX_S at most): on the H200 a plan
@@ -133,6 +133,10 @@ enum wgf_status gr_probe_steps(struct gr *g, const wgf_schedule *const *list, in
         prev = last;
         s    = run_steps(g, list, n_list, st_words, steps, err);
         last = wgf_llm_now() - t;
+        /* steps per submit as the decode loop sets them: a submit of about GR_SUBMIT_S */
+        int want = last > 0 ? (int)(GR_SUBMIT_S / (last / steps)) : steps;
+        want     = want < 1 ? 1 : want > GR_STEPS ? GR_STEPS : want;
+        if (want != steps) last = 0, steps = want; /* steady: two submits of the same steps */
     }
     out->warm_s = wgf_llm_now() - t_warm;
     /* the repetitions: PROBE_REPS at least, and over PROBE_SPREAD_S at least, a submit of whole
