@@ -302,7 +302,8 @@ struct wgf_gen_stats {
     uint32_t n_prompt;      /* prompt tokens evaluated                                      */
     uint32_t n_generated;   /* tokens sampled (including a final EOS)                       */
     double   prefill_s;     /* prompt evaluation time                                       */
-    double   decode_s;      /* time for the n_generated-1 decode forwards                   */
+    double   decode_s;      /* time for the n_generated-1 decode forwards: from the first id
+                               (host sampling), from the end of the prefill (decode())       */
     double   ttft_s;        /* start -> first generated token sampled                       */
     double   prefill_tok_s; /* n_prompt / prefill_s                                          */
     double   decode_tok_s;  /* (n_generated-1) / decode_s; 0 when fewer than 2 tokens       */

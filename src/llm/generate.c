@@ -320,7 +320,11 @@ enum wgf_status wgf_generate(struct wgf_llm_backend *b, const struct wgf_tokeniz
             break;
         }
     }
-    stats->decode_s = d.t_last - d.t_first;
+    /* decoding on the device keeps several submits in flight, so by the first id later steps
+     * were recorded and may have run: a window from the first id misses part of their time (on
+     * the H200 a 64-token decode read 25% faster than a 512-token one). There the window starts
+     * at the end of the prefill, the first id's own sample and read-back included. */
+    stats->decode_s = d.t_last - (on_device ? t1 : d.t_first);
     if (stats->n_generated > 1 && stats->decode_s > 0)
         stats->decode_tok_s = (double)(stats->n_generated - 1) / stats->decode_s;
     if (stats->prefill_s > 0) stats->prefill_tok_s = (double)n_prompt / stats->prefill_s;
