@@ -162,9 +162,16 @@ static enum wgf_status gr_init(struct wgf_llm_backend *b, const struct wgf_llm_m
 
 /* ---- host-chosen tokens ----------------------------------------------------------------- */
 
+/* The step state's first words: ST_POS, ST_NTOK, ST_ROPE_LONG, ST_ERR */
+static void state_words(const struct gr *g, uint32_t pos, uint32_t ntok, uint32_t seq_end, uint32_t st[4])
+{
+    st[0] = pos, st[1] = ntok, st[2] = seq_end > g->rope_orig ? 1u : 0u, st[3] = 0u;
+}
+
 static enum wgf_status write_state(struct gr *g, uint32_t pos, uint32_t ntok, uint32_t seq_end, struct wgf_err *err)
 {
-    uint32_t st[4] = {pos, ntok, seq_end > g->rope_orig ? 1u : 0u, 0u}; /* ST_POS, ST_NTOK, ST_ROPE_LONG, ST_ERR */
+    uint32_t st[4];
+    state_words(g, pos, ntok, seq_end, st);
     enum wgf_status s = wgf_buffer_write(g->ctx, g->st, 0, st, sizeof st);
     return s ? gr_fail(g, err, s, "step state") : WGF_OK;
 }
@@ -501,8 +508,9 @@ static enum wgf_status gr_probe(struct wgf_llm_backend *b, uint32_t pos, struct 
     if (!g) return wgf_fail(err, WGF_ERR_ARG, "gpu-roles: backend not initialised");
     if (pos >= g->n_ctx) pos = g->n_ctx - 1;
     int32_t         tok = 0;
-    uint32_t        st[4] = {pos, 1, pos + 1 > g->rope_orig ? 1u : 0u, 0u}; /* as write_state */
-    enum wgf_status s     = wgf_buffer_write(g->ctx, g->seq, (uint64_t)pos * 4, &tok, 4);
+    uint32_t        st[4];
+    state_words(g, pos, 1, pos + 1, st);
+    enum wgf_status s = wgf_buffer_write(g->ctx, g->seq, (uint64_t)pos * 4, &tok, 4);
     if (s) return gr_fail(g, err, s, "probe");
     /* what gr_decode records per greedy step, as gr_decode_steps lists it */
     const wgf_schedule *list[3] = {layers_for(g, pos), g->s[GR_S_HEAD], g->s[GR_S_GREEDY]};
