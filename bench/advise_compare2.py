@@ -5,7 +5,8 @@ Inputs (OUTDIR of the script): results.jsonl (single-line steps: advise_<W>_<S>,
 advise_sim_L<L>_<fused|fused-wide>, bstar_<W>_<S>) and sim_L<L>_<evolve>.json (sim bench).
 
   LLM:  measured ms/token = 1000 / median(decode_tok_s) of the plan in the dial;
-  sim:  measured ms/generation = 1000 / gen_per_s_noreadback (GENS generations per submit);
+  sim:  measured ms/generation = 1000 / gen_per_s_noreadback (the script's generations per submit
+        at that length, the same number advise was given);
         predicted: the advise --sim row "<strategy>/<evolve>", from the advise run whose episode
         steps are that strategy's (fused-wide: its own; every other: fused's); chunked:K with
         K >= L (one episode dispatch, which advise lists once as fused) gets fused's;

@@ -4,7 +4,7 @@
 #      rate, one workgroup's dot-product stream, barrier, subgroup reduction);
 #   2. CartPole (pop POP, hidden 16) at episode lengths LENGTHS: every strategy (fused,
 #      fused-wide, chunked:10, chunked:50, per-step) x every evolve (split, thread, wide)
-#      measured (`sim bench`, GENS generations per submit), then predicted (`advise --sim`) with
+#      measured (`sim bench`, G generations per submit), then predicted (`advise --sim`) with
 #      the episode steps the measurement's SIMD groups ran (its group_steps), its longest episode
 #      (longest_steps) and the same generations per submit; advise probes the kernels first
 #      (PROBE=--no-probe: the static model alone);
@@ -20,7 +20,11 @@
 #   bench/h200_advise2.sh [OUTDIR]     (default: bench/results/advise2-<hostname>-<UTC date>)
 #
 # Environment: WGFUSE (default build/wgfuse), PYTHON (python3), POP (4096), LENGTHS ("10 100
-# 500"), GENS (3), SRUNS (5: sim bench runs), N / RUNS / P (decode tokens, timed runs, prompt
+# 500"), GENS (generations per submit at every length; default per length L: the larger of 3
+# and ceil(GEN_STEPS / L), GEN_STEPS 300, so one submit holds ~300 episode steps: at
+# L = 10 three generations are ~0.3 ms, and the submit's round trip, 25-120 us on the H200 from
+# one call to the next, moved the measured ms/generation by up to 40% while the GPU's own times
+# stayed within 1%), SRUNS (5: sim bench runs), N / RUNS / P (decode tokens, timed runs, prompt
 # tokens of the LLM dial: 256 / 3 / 32; the decode loop keeps 3 submits of up to 16 tokens in
 # flight, so a short run's tokens/s mostly times filling it: on the H200 Qwen2.5-1.5B roles
 # measured 1.43 ms/token over 64 tokens and 1.79 over 512), SHAPE (qwen2.5-0.5b), WEIGHTS ("f16 f32"),
@@ -39,7 +43,7 @@ PY="${PYTHON:-python3}"
 WG="${WGFUSE:-$ROOT/build/wgfuse}"
 [ -x "$WG" ] || { echo "h200_advise2: no wgfuse binary (set WGFUSE=path)" >&2; exit 1; }
 "$WG" --version >/dev/null 2>&1 || { echo "h200_advise2: $WG --version failed" >&2; exit 1; }
-POP="${POP:-4096}"; LENGTHS="${LENGTHS:-10 100 500}"; GENS="${GENS:-3}"; SRUNS="${SRUNS:-5}"
+POP="${POP:-4096}"; LENGTHS="${LENGTHS:-10 100 500}"; GENS="${GENS:-}"; GEN_STEPS="${GEN_STEPS:-300}"; SRUNS="${SRUNS:-5}"
 N="${N:-256}"; RUNS="${RUNS:-3}"; P="${P:-32}"; SHAPE="${SHAPE:-qwen2.5-0.5b}"
 SHAPES_BSTAR="${SHAPES_BSTAR-qwen2.5-0.5b qwen2.5-1.5b}"; TABLE="${TABLE:-1}"; QUICK="${QUICK:-}"
 AUTOTUNE="${AUTOTUNE:-1}"; WEIGHTS="${WEIGHTS-f16 f32}"
@@ -55,7 +59,7 @@ export MESA_SHADER_CACHE_DIR="$SHADER_TMP" __GL_SHADER_DISK_CACHE_PATH="$SHADER_
 unset WGFUSE_CALIBRATION
 {
   steps_env "$WG" "$PY"
-  echo "POP=$POP LENGTHS=$LENGTHS GENS=$GENS SRUNS=$SRUNS N=$N RUNS=$RUNS P=$P SHAPE=$SHAPE WEIGHTS=$WEIGHTS"
+  echo "POP=$POP LENGTHS=$LENGTHS GENS=${GENS:-per length} GEN_STEPS=$GEN_STEPS SRUNS=$SRUNS N=$N RUNS=$RUNS P=$P SHAPE=$SHAPE WEIGHTS=$WEIGHTS"
   echo "SHAPES_BSTAR=$SHAPES_BSTAR TABLE=$TABLE QUICK=$QUICK AUTOTUNE=$AUTOTUNE"
   echo "load average: $(cat /proc/loadavg 2>/dev/null)"; echo "cpus: $(nproc)"
 } > "$OUT/env.txt"
@@ -65,11 +69,15 @@ step calibrate "$WG" --quiet advise --calibrate $QUICK --json
 cp "$XDG_CACHE_HOME"/wgfuse/calibration-*.json "$OUT/calibration.json" 2>/dev/null
 
 # 2. CartPole: measured first (the episode steps its groups ran), then predicted with them
+gens_for() {  # generations per submit at episode length $1
+  if [ -n "$GENS" ]; then echo "$GENS"; else local g=$(( (GEN_STEPS + $1 - 1) / $1 )); [ "$g" -lt 3 ] && g=3; echo "$g"; fi
+}
 for L in $LENGTHS; do
+  G=$(gens_for "$L")
   for E in split thread wide; do
     name="sim_L${L}_$E"
     step "$name" "$WG" --quiet sim bench --workload cartpole --pop "$POP" --hidden 16 --steps "$L" \
-         --strategy "$STRATS" --evolve "$E" --gens "$GENS" --runs "$SRUNS" --json
+         --strategy "$STRATS" --evolve "$E" --gens "$G" --runs "$SRUNS" --json
     cp "$OUT/logs/$name.txt" "$OUT/$name.json"
     # sim bench's JSON spans lines: its whole output is $name.json; drop the tail line `step` took
     if tail -1 "$OUT/results.jsonl" | grep -q '^ *"complete"'; then sed -i '$d' "$OUT/results.jsonl"; fi
@@ -90,7 +98,7 @@ PYEOF
     [ "$M" -gt 1 ] 2>/dev/null || M=$L
     # the kernels are probed at this population (advise's default; PROBE=--no-probe: the static model)
     step "advise_sim_L${L}_$K" "$WG" --quiet advise --sim cartpole --pop "$POP" --hidden 16 --steps "$L" \
-         --episode-steps "$T" --longest-steps "$M" --gens-per-submit "$GENS" --chunks 10,50 ${PROBE:-} --json
+         --episode-steps "$T" --longest-steps "$M" --gens-per-submit "$G" --chunks 10,50 ${PROBE:-} --json
   done
 done
 echo "sims done at +$(( $(date +%s) - T0 )) s" >> "$OUT/status.txt"
@@ -118,7 +126,7 @@ done
 # 5. autotune, the table
 [ "$AUTOTUNE" = 1 ] && [ -n "$WEIGHTS" ] && step autotune_llm "$WG" llm bench --shape "$SHAPE" --plan auto --autotune -n 16 --prompt-tokens "$P" --runs 1 --json
 [ "$AUTOTUNE" = 1 ] && step autotune_sim "$WG" --quiet sim bench --workload cartpole --pop "$POP" --hidden 16 --steps 500 --strategy auto \
-     --autotune --gens "$GENS" --runs 1 --json
+     --autotune --gens "$(gens_for 500)" --runs 1 --json
 if tail -1 "$OUT/results.jsonl" | grep -q '^ *"complete"'; then sed -i '$d' "$OUT/results.jsonl"; fi
 [ "$TABLE" = 1 ] && step table "$WG" --quiet advise --table $QUICK --json
 echo "total $(( $(date +%s) - T0 )) s" >> "$OUT/status.txt"

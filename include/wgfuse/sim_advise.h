@@ -46,7 +46,9 @@ struct wgf_sim_advice {
  * population (wgf_sim_probe_run, src/sim/sim_probe.c says how): with it the advisor predicts
  * a generation as  sum over its dispatches of their GPU time + dispatches x host_us +
  * submit_us / generations per submit,  a dispatch of the thread-per-genome episode kernel
- * running r steps costing chunk_us + (r - 1) step_us, fused-wide's wide_us + r wide_step_us.
+ * running r steps costing chunk_us + (r - 1) step_us, fused-wide's wide_us + r wide_step_us
+ * for its first wide_knee steps and wide_tail_us for each later one (on a GPU the groups still
+ * running after the first few dozen steps are few, and a step costs less without the others).
  * Host and GPU add up: a submit's dispatches are all recorded before the GPU starts them. */
 struct wgf_sim_probe {
     bool   ok;
@@ -58,6 +60,8 @@ struct wgf_sim_probe {
                               several; a workload without steps: its evaluation dispatch)    */
     double step_us;        /* each further step of a thread-per-genome episode dispatch       */
     double wide_us, wide_step_us; /* fused-wide: its dispatch of r steps                      */
+    double wide_knee;      /* fused-wide: steps up to which wide_step_us holds; 0: every step */
+    double wide_tail_us;   /* fused-wide: each step past wide_knee (few groups still running) */
     double evolve_us[3];   /* [enum wgf_sim_evolve]: thread, wide, split; -1: cannot run here */
     double host_us;        /* per dispatch on the host: recording, validation, submit         */
     double submit_us;      /* per submit: submit and wait                                     */

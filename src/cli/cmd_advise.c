@@ -209,9 +209,10 @@ static void print_advice(const char *name, const struct wgf_calibration *c, cons
 static json_t *probe_json(const struct wgf_sim_probe *p)
 {
     if (!p->ok) return json_null();
-    return json_pack("{s:b, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "resident", p->resident, "reset_us",
-                     p->reset_us, "chunk_us", p->chunk_us, "step_us", p->step_us, "wide_us", p->wide_us, "wide_step_us",
-                     p->wide_step_us, "evolve_thread_us", p->evolve_us[WGF_SIM_EVOLVE_THREAD], "evolve_wide_us",
+    return json_pack("{s:b, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "resident", p->resident,
+                     "reset_us", p->reset_us, "chunk_us", p->chunk_us, "step_us", p->step_us, "wide_us", p->wide_us,
+                     "wide_step_us", p->wide_step_us, "wide_knee_steps", p->wide_knee, "wide_tail_us", p->wide_tail_us,
+                     "evolve_thread_us", p->evolve_us[WGF_SIM_EVOLVE_THREAD], "evolve_wide_us",
                      p->evolve_us[WGF_SIM_EVOLVE_WIDE], "evolve_split_us", p->evolve_us[WGF_SIM_EVOLVE_SPLIT],
                      "host_us", p->host_us, "submit_us", p->submit_us, "seconds", p->seconds);
 }
@@ -263,8 +264,10 @@ static void print_sim(const char *name, const struct wgf_sim_config *cfg, uint32
            cfg->max_steps, T, c->adapter);
     if (probe->ok)
         printf("kernels measured (us): reset %.2f, episode dispatch %.2f + %.3f per step, fused-wide %.2f + %.3f per "
-               "step, evolve split %.2f thread %.2f wide %.2f; host %.2f per dispatch + %.2f per submit\n",
+               "step (%.3f past step %.0f), evolve split %.2f thread %.2f wide %.2f; host %.2f per dispatch + %.2f per "
+               "submit\n",
                probe->reset_us, probe->chunk_us, probe->step_us, probe->wide_us, probe->wide_step_us,
+               probe->wide_tail_us, probe->wide_knee,
                probe->evolve_us[WGF_SIM_EVOLVE_SPLIT], probe->evolve_us[WGF_SIM_EVOLVE_THREAD],
                probe->evolve_us[WGF_SIM_EVOLVE_WIDE], probe->host_us, probe->submit_us);
     printf("%-22s %10s %12s %14s %10s\n", "strategy/evolve", "dispatches", "MFLOP", "predicted ms", "dispatch%");

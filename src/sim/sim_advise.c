@@ -70,7 +70,10 @@ static void compose(const wgf_sim *sim, const struct wgf_sim_probe *p, const str
     double Te = p->resident ? (Lg > T ? Lg : T) : T;
     double ep = 0;
     if (!wi->sequential) ep = p->chunk_us;
-    else if (c->strategy == WGF_SIM_FUSED_WIDE) ep = p->wide_us + Te * p->wide_step_us;
+    else if (c->strategy == WGF_SIM_FUSED_WIDE) {
+        double knee = p->wide_knee > 0 ? fmin(Te, p->wide_knee) : Te;
+        ep          = p->wide_us + knee * p->wide_step_us + (Te - knee) * p->wide_tail_us;
+    }
     else {
         double K    = ceil(L / sim->n_chunks);
         double dead = fmax(0, p->chunk_us - p->step_us); /* a chunk after every episode ended */

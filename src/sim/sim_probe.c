@@ -12,6 +12,7 @@
  *   pass B  one dispatch of PROBE_K steps, one of PROBE_N, each alone       -> step_us: the
  *           difference over the steps between (the pass's own cost cancels)
  *   pass C  fused-wide at PROBE_K and PROBE_N steps (one dispatch each)     -> wide_us + r x wide_step_us
+ *           and, on a GPU, at PROBE_TAIL steps: the slope past PROBE_N      -> wide_tail_us
  *   pass D  reset; each evolve variant (split, thread, wide) in a pass of its own
  *   host    a generation of PROBE_STEPS and of PROBE_LONG per-step dispatches, untimed,
  *           wall clock of record + submit + wait less its GPU time: per dispatch (host_us)
@@ -34,6 +35,7 @@
 #define PROBE_K     8  /* passes B, C: one dispatch of PROBE_K steps ...                */
 #define PROBE_N     32 /* ... and one of PROBE_N                                         */
 #define PROBE_LONG  32 /* host: a generation of PROBE_LONG per-step dispatches           */
+#define PROBE_TAIL  256 /* pass C on a GPU: fused-wide's dispatch at PROBE_TAIL steps too  */
 #define PROBE_REPS  7
 
 
@@ -149,29 +151,42 @@ static enum wgf_status ran(wgf_sim *sim, bool resident, double *steps, struct wg
     return s;
 }
 
+/* One episode dispatch of `steps` steps (strategy st, chunks of PROBE_K) alone in a pass:
+ * its GPU time (*us) and the steps it ran as the composition counts them (*r). */
+static enum wgf_status one_length(wgf_ctx *ctx, const struct wgf_sim_config *base, bool resident,
+                                  enum wgf_sim_strategy st, int steps, double *us, double *r, struct wgf_err *err)
+{
+    wgf_sim        *b     = NULL;
+    double          ns[3] = {0, 0, 0};
+    struct probe_rec ep   = {true, false, 1};
+    enum wgf_status s     = make(ctx, base, st, PROBE_K, steps, WGF_SIM_EVOLVE_SPLIT, &b, err);
+    if (s == WGF_OK) s = gpu_parts(b, ep, ns, err);
+    if (s == WGF_OK) s = ran(b, resident, r, err);
+    *us = ns[1] * 1e-3;
+    wgf_sim_free(b);
+    return s;
+}
+
 /* One episode dispatch alone in a pass, of PROBE_K steps (strategy st_k: chunked's first
  * chunk or fused-wide at PROBE_K) and of PROBE_N (st_n): the time a further step adds
- * (*per, us) and what is left at zero steps (*fixed). */
+ * (*per, us) and what is left at zero steps (*fixed); *t_n, *r_n: the PROBE_N dispatch's time
+ * and steps run (NULL: not wanted). */
 static enum wgf_status two_lengths(wgf_ctx *ctx, const struct wgf_sim_config *base, bool resident,
                                    enum wgf_sim_strategy st_k, enum wgf_sim_strategy st_n, double *per, double *fixed,
-                                   struct wgf_err *err)
+                                   double *t_n, double *r_n, struct wgf_err *err)
 {
-    double          t[2] = {0, 0}, r[2] = {0, 0}, ns[3] = {0, 0, 0};
+    double          t[2] = {0, 0}, r[2] = {0, 0};
     enum wgf_status s    = WGF_OK;
     for (int i = 0; i < 2 && s == WGF_OK; i++) {
-        wgf_sim *b = NULL;
         /* chunked: an episode of PROBE_N in chunks of PROBE_K, only the first recorded */
         int steps = i == 0 && st_k == WGF_SIM_FUSED_WIDE ? PROBE_K : PROBE_N;
-        s = make(ctx, base, i ? st_n : st_k, PROBE_K, steps, WGF_SIM_EVOLVE_SPLIT, &b, err);
-        struct probe_rec ep = {true, false, 1};
-        if (s == WGF_OK) s = gpu_parts(b, ep, ns, err);
-        if (s == WGF_OK) s = ran(b, resident, &r[i], err);
-        t[i] = ns[1] * 1e-3;
-        wgf_sim_free(b);
+        s         = one_length(ctx, base, resident, i ? st_n : st_k, steps, &t[i], &r[i], err);
     }
     if (s != WGF_OK) return s;
     *per   = r[1] > r[0] ? fmax(0, (t[1] - t[0]) / (r[1] - r[0])) : 0;
     *fixed = fmax(0, t[0] - r[0] * *per);
+    if (t_n) *t_n = t[1];
+    if (r_n) *r_n = r[1];
     return WGF_OK;
 }
 
@@ -226,9 +241,25 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
      * (fused), each alone in a pass: what the extra steps cost, the pass's own cost cancelling;
      * C: fused-wide's one dispatch at the two lengths the same way: wide_us + r wide_step_us */
     double fix = 0;
-    if (s == WGF_OK && seq) s = two_lengths(ctx, base, out->resident, WGF_SIM_CHUNKED, WGF_SIM_FUSED, &out->step_us, &fix, err);
     if (s == WGF_OK && seq)
-        s = two_lengths(ctx, base, out->resident, WGF_SIM_FUSED_WIDE, WGF_SIM_FUSED_WIDE, &out->wide_step_us, &out->wide_us, err);
+        s = two_lengths(ctx, base, out->resident, WGF_SIM_CHUNKED, WGF_SIM_FUSED, &out->step_us, &fix, NULL, NULL, err);
+    double t_n = 0, r_n = 0;
+    if (s == WGF_OK && seq)
+        s = two_lengths(ctx, base, out->resident, WGF_SIM_FUSED_WIDE, WGF_SIM_FUSED_WIDE, &out->wide_step_us,
+                        &out->wide_us, &t_n, &r_n, err);
+    /* C on a GPU: past the first few dozen steps only the few groups with a long episode still
+     * run, and each of their steps costs less than one among all the groups (H200, CartPole at
+     * 4,096: 0.53 us a step over the first 32, 0.41 from 100 to 500 in sim bench's profile), so
+     * a long episode is timed too. A CPU adapter's groups each pay their own steps: no knee. */
+    out->wide_knee = 0, out->wide_tail_us = out->wide_step_us;
+    if (s == WGF_OK && seq && out->resident) {
+        double t_t = 0, r_t = 0;
+        s = one_length(ctx, base, out->resident, WGF_SIM_FUSED_WIDE, PROBE_TAIL, &t_t, &r_t, err);
+        if (s == WGF_OK && r_t > r_n + 8) { /* some episode ran well past PROBE_N: a slope */
+            out->wide_knee    = r_n;
+            out->wide_tail_us = fmax(0, (t_t - t_n) / (r_t - r_n));
+        }
+    }
     /* D: the one-dispatch evolve kernels */
     const enum wgf_sim_evolve one[2] = {WGF_SIM_EVOLVE_THREAD, WGF_SIM_EVOLVE_WIDE};
     for (int i = 0; i < 2 && s == WGF_OK; i++) {

@@ -7,6 +7,7 @@
  *     and fused-wide at the episode limit; a resident device follows the longest episode,
  *     a non-resident one the SIMD groups' mean; chunks after the episodes ended cost the
  *     dispatch less a step; the host part per dispatch and per submit; rows say "probed";
+ *     fused-wide's steps past the knee at the tail's rate (a CPU adapter's probe has no knee);
  *   - a probe that is not ok leaves the static model's numbers. */
 #include <math.h>
 #include <string.h>
@@ -46,6 +47,9 @@ int main(void)
     bool cpu = !strcmp(wgf_ctx_adapter(ctx)->type, "cpu");
     wgf_t_check(&t, p.resident == !cpu, "resident: a GPU, not a CPU adapter", "resident %d on a %s adapter", p.resident,
                 wgf_ctx_adapter(ctx)->type);
+    wgf_t_check(&t, isfinite(p.wide_tail_us) && p.wide_tail_us >= 0 && p.wide_knee >= 0 && (!cpu || p.wide_knee == 0),
+                "fused-wide's tail: finite, no knee on a CPU adapter", "knee %g, tail %g us on a %s adapter", p.wide_knee,
+                p.wide_tail_us, wgf_ctx_adapter(ctx)->type);
 
     /* the composition on a synthetic probe */
     struct wgf_sim_probe syn = {.ok = true, .resident = true, .reset_us = 3, .chunk_us = 10, .step_us = 2, .wide_us = 5,
@@ -88,6 +92,13 @@ int main(void)
                     near(ck->episode_us, 2 * (10 + 4 * 2) + (10 + 1 * 2) + 8),
                 "resident: the longest episode", "fused %g, per-step %g, chunked:5 %g", f ? f->episode_us : -1,
                 ps ? ps->episode_us : -1, ck ? ck->episode_us : -1);
+    /* fused-wide past its knee: 12 steps, 4 at wide_step_us (1), 8 at the tail's 0.25 */
+    syn.wide_knee = 4, syn.wide_tail_us = 0.25;
+    s = wgf_sim_advise(ctx, &c, &dev, &o, &a, &err);
+    const struct wgf_sim_plan_prediction *fw = row_of(&a, "fused-wide/split");
+    wgf_t_check(&t, s == WGF_OK && fw && near(fw->episode_us, 5 + 4 * 1 + 8 * 0.25), "fused-wide: the knee and the tail",
+                "episode %g (want %g)", fw ? fw->episode_us : -1, 5 + 4 * 1 + 8 * 0.25);
+    syn.wide_knee = 0, syn.wide_tail_us = 0;
     syn.resident = false;
     s = wgf_sim_advise(ctx, &c, &dev, &o, &a, &err);
     f = row_of(&a, "fused/split"), ps = row_of(&a, "per-step/split");
