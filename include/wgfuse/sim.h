@@ -285,6 +285,7 @@ enum wgf_status wgf_sim_es_theta_read(wgf_sim_es *es, float *theta, struct wgf_e
 /* ---- benchmark (sim_bench.c) --------------------------------------------------------------- */
 struct wgf_sim_bench_result {
     double gen_per_s_noreadback; /* generations per second, submitted back to back        */
+    double host_ms_record;       /* of a no-readback run: its recording and submit call (median) */
     double gen_per_s_readback;   /* with a fitness readback after every generation        */
     double eval_per_s;           /* evaluations (reset + episode only) per second          */
     int    gens;                 /* generations timed per run                             */

@@ -65,6 +65,11 @@ struct wgf_sim_probe {
     double evolve_us[3];   /* [enum wgf_sim_evolve]: thread, wide, split; -1: cannot run here */
     double host_us;        /* per dispatch on the host: recording, validation, submit         */
     double submit_us;      /* per submit: submit and wait                                     */
+    /* what host_us and submit_us come from (the two host generations): the recording and
+     * submit call, the wall clock to the end of the wait, the GPU time; us */
+    double record_short_us, record_long_us, wall_short_us, wall_long_us, gpu_short_us, gpu_long_us;
+    double pass_us;        /* a timed pass's own cost, taken off every time above (a
+                              generation runs in one pass)                                    */
     double seconds;        /* what the probe took                                             */
 };
 /* Probe base's workload (its pop, hidden, GA settings; strategy, evolve and max_steps are the

@@ -209,12 +209,19 @@ static void print_advice(const char *name, const struct wgf_calibration *c, cons
 static json_t *probe_json(const struct wgf_sim_probe *p)
 {
     if (!p->ok) return json_null();
-    return json_pack("{s:b, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "resident", p->resident,
+    json_t *o = json_pack("{s:b, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "resident", p->resident,
                      "reset_us", p->reset_us, "chunk_us", p->chunk_us, "step_us", p->step_us, "wide_us", p->wide_us,
                      "wide_step_us", p->wide_step_us, "wide_knee_steps", p->wide_knee, "wide_tail_us", p->wide_tail_us,
                      "evolve_thread_us", p->evolve_us[WGF_SIM_EVOLVE_THREAD], "evolve_wide_us",
                      p->evolve_us[WGF_SIM_EVOLVE_WIDE], "evolve_split_us", p->evolve_us[WGF_SIM_EVOLVE_SPLIT],
                      "host_us", p->host_us, "submit_us", p->submit_us, "seconds", p->seconds);
+    json_t *host = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "record_short_us", p->record_short_us, "record_long_us",
+                             p->record_long_us, "wall_short_us", p->wall_short_us, "wall_long_us", p->wall_long_us,
+                             "gpu_short_us", p->gpu_short_us, "gpu_long_us", p->gpu_long_us);
+    if (o) json_object_set_new(o, "pass_us", json_real(p->pass_us));
+    if (o && host) json_object_set_new(o, "host_generations", host);
+    else json_decref(host);
+    return o;
 }
 
 static void print_sim(const char *name, const struct wgf_sim_config *cfg, uint32_t T, const struct wgf_calibration *c,

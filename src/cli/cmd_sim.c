@@ -848,14 +848,14 @@ static int cmd_bench(int argc, char **argv)
                     } else if (json) {
                         printf("%s\n  {\"workload\": \"%s\", \"strategy\": \"%s\", \"pop\": %d, \"steps\": %d, "
                                "\"params\": %d, \"evolve\": \"%s\", \"dispatches_per_gen\": %d, \"gens\": %d, \"runs\": %ld, "
-                               "\"gen_per_s_noreadback\": %.4g, \"gen_per_s_readback\": %.4g, \"eval_per_s\": %.4g, "
-                               "\"checksum\": %.9g, \"ref_matched\": %d, \"ref_checked\": %d, "
+                               "\"gen_per_s_noreadback\": %.4g, \"host_ms_record\": %.4g, \"gen_per_s_readback\": %.4g, "
+                               "\"eval_per_s\": %.4g, \"checksum\": %.9g, \"ref_matched\": %d, \"ref_checked\": %d, "
                                "\"gpu_ms_reset\": %.4g, \"gpu_ms_episode\": %.4g, \"gpu_ms_evolve\": %.4g, "
                                "\"gpu_us_select\": %.4g, \"gpu_us_rank\": %.4g, \"gpu_us_breed\": %.4g, \"profile_reps\": %d, "
                                "\"bytes_per_genome\": %.0f, \"mean_steps\": %.5g, \"group_steps\": %.5g, \"longest_steps\": %.5g, \"genome_steps_per_s\": %.4g}",
                                first ? "" : ",", wi->name, strat, c.pop, L_eff, wgf_sim_n_params(sim),
-                               wgf_sim_evolve_name(wgf_sim_config_of(sim)->evolve), r.dispatches_per_gen, r.gens, runs, r.gen_per_s_noreadback, r.gen_per_s_readback,
-                               r.eval_per_s, r.checksum, r.ref_matched, r.ref_checked, r.gpu_ms_reset,
+                               wgf_sim_evolve_name(wgf_sim_config_of(sim)->evolve), r.dispatches_per_gen, r.gens, runs, r.gen_per_s_noreadback, r.host_ms_record,
+                               r.gen_per_s_readback, r.eval_per_s, r.checksum, r.ref_matched, r.ref_checked, r.gpu_ms_reset,
                                r.gpu_ms_episode, r.gpu_ms_evolve, r.gpu_us_evolve_pass[0], r.gpu_us_evolve_pass[1],
                                r.gpu_us_evolve_pass[2], r.profile_reps, wgf_sim_bytes_per_genome(sim), r.mean_steps, r.group_steps, r.longest_steps,
                                r.gen_per_s_noreadback * c.pop * r.mean_steps);

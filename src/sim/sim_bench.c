@@ -217,7 +217,7 @@ enum wgf_status wgf_sim_bench_run(wgf_sim *sim, int gens, int runs, struct wgf_s
     out->dispatches_per_gen = wgf_sim_dispatches_per_generation(sim);
     size_t n_all = (size_t)sim->cfg.pop * (size_t)sim->n_params;
     float *fit = malloc((size_t)sim->cfg.pop * 4), *snap = malloc(n_all * 4);
-    double t_nr[101], t_rb[101], t_ev[101];
+    double t_nr[101], t_rb[101], t_ev[101], t_rec[101];
     enum wgf_status s = fit && snap ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "sim bench");
     if (s == WGF_OK) s = wgf_sim_generations(sim, 1, err);               /* warm up */
     if (s == WGF_OK && (s = wgf_ctx_wait(sim->ctx)) != WGF_OK) s = wgf__sim_gpu_fail(sim, err, s, "warm-up");
@@ -237,7 +237,8 @@ enum wgf_status wgf_sim_bench_run(wgf_sim *sim, int gens, int runs, struct wgf_s
             uint64_t      t0  = wgf_now_ns();
             wgf_recorder *rec = NULL;
             if (mode == 0) { /* no readback: gens generations, one submit, one wait */
-                s = wgf_sim_generations(sim, gens, err);
+                s        = wgf_sim_generations(sim, gens, err);
+                t_rec[r] = (double)(wgf_now_ns() - t0) / 1e9;
             } else if (mode == 1) { /* readback: submit + fitness read per generation */
                 for (int g = 0; g < gens && s == WGF_OK; g++) {
                     s = wgf_sim_generations(sim, 1, err);
@@ -259,6 +260,7 @@ enum wgf_status wgf_sim_bench_run(wgf_sim *sim, int gens, int runs, struct wgf_s
     if (s != WGF_OK) return s;
     profile(sim, out);
     out->gen_per_s_noreadback = gens / wgf__sim_median(t_nr, runs);
+    out->host_ms_record       = wgf__sim_median(t_rec, runs) * 1e3;
     out->gen_per_s_readback   = gens / wgf__sim_median(t_rb, runs);
     out->eval_per_s           = gens / wgf__sim_median(t_ev, runs);
     return WGF_OK;

@@ -14,9 +14,9 @@
  *   pass C  fused-wide at PROBE_K and PROBE_N steps (one dispatch each)     -> wide_us + r x wide_step_us
  *           and, on a GPU, at PROBE_TAIL steps: the slope past PROBE_N      -> wide_tail_us
  *   pass D  reset; each evolve variant (split, thread, wide) in a pass of its own
- *   host    a generation of PROBE_STEPS and of PROBE_LONG per-step dispatches, untimed,
- *           wall clock of record + submit + wait less its GPU time: per dispatch (host_us)
- *           and per submit (submit_us)
+ *   host    a generation of PROBE_STEPS and of PROBE_LONG per-step dispatches, untimed:
+ *           the wall clock of its recording and submit call, per dispatch (host_us: the
+ *           slope), and of record + submit + wait less that and its GPU time (submit_us)
  *
  * Pass A's PROBE_STEPS is short enough that every SIMD group still runs (a random CartPole
  * policy lasts ~10 steps); B and C read back the steps their dispatch ran
@@ -34,7 +34,7 @@
 #define PROBE_STEPS 8  /* pass A: per-step dispatches, every SIMD group still running */
 #define PROBE_K     8  /* passes B, C: one dispatch of PROBE_K steps ...                */
 #define PROBE_N     32 /* ... and one of PROBE_N                                         */
-#define PROBE_LONG  32 /* host: a generation of PROBE_LONG per-step dispatches           */
+#define PROBE_LONG  128 /* host: a generation of PROBE_LONG per-step dispatches          */
 #define PROBE_TAIL  256 /* pass C on a GPU: fused-wide's dispatch at PROBE_TAIL steps too  */
 #define PROBE_REPS  7
 
@@ -56,7 +56,8 @@ static enum wgf_status make(wgf_ctx *ctx, const struct wgf_sim_config *base, enu
 
 /* What one recording holds: the reset, the first n_chunks episode dispatches, the evolve. */
 struct probe_rec {
-    bool reset, evolve;
+    int  reset; /* reset dispatches (0, 1; the pass cost's 2) */
+    bool evolve;
     int  n_chunks;
 };
 
@@ -66,7 +67,8 @@ static enum wgf_status record(wgf_sim *sim, wgf_recorder *r, struct probe_rec wh
     enum wgf_status s = WGF_OK;
     uint32_t nx = (uint32_t)((sim->cfg.eval_count + WGF_SIM_WG - 1) / WGF_SIM_WG);
     if (what.reset && sim->reset) {
-        s = wgf_recorder_dispatch(r, sim->reset, sim->reset_bg[sim->parity], nx, 1, 1);
+        for (int k = 0; k < what.reset && s == WGF_OK; k++)
+            s = wgf_recorder_dispatch(r, sim->reset, sim->reset_bg[sim->parity], nx, 1, 1);
         if (s == WGF_OK && passes) s = wgf_recorder_end_pass(r);
     }
     for (int c = 0; c < what.n_chunks && s == WGF_OK; c++)
@@ -82,8 +84,9 @@ static enum wgf_status record(wgf_sim *sim, wgf_recorder *r, struct probe_rec wh
 }
 
 /* GPU ns of each part of `what` (ns[0] reset, ns[1] the chunks, ns[2] the evolve; 0 where
- * absent), the least of PROBE_REPS recordings. WGF_ERR_UNSUPPORTED without timestamp-query. */
-static enum wgf_status gpu_parts(wgf_sim *sim, struct probe_rec what, double ns[3], struct wgf_err *err)
+ * absent), the least of PROBE_REPS recordings, less `pass` (pass_cost: each part is timed in
+ * a pass of its own). WGF_ERR_UNSUPPORTED without timestamp-query. */
+static enum wgf_status gpu_parts(wgf_sim *sim, struct probe_rec what, double pass, double ns[3], struct wgf_err *err)
 {
     double v[3][PROBE_REPS];
     for (int rep = 0; rep < PROBE_REPS; rep++) {
@@ -114,15 +117,31 @@ static enum wgf_status gpu_parts(wgf_sim *sim, struct probe_rec what, double ns[
         v[1][rep]  = what.n_chunks ? got[k++] : 0;
         v[2][rep]  = what.evolve ? got[k++] : 0;
     }
-    for (int i = 0; i < 3; i++) ns[i] = least(v[i], PROBE_REPS);
+    for (int i = 0; i < 3; i++) ns[i] = fmax(0, least(v[i], PROBE_REPS) - (least(v[i], PROBE_REPS) > 0 ? pass : 0));
     return WGF_OK;
 }
 
-/* Host wall-clock ns of `what` recorded into one pass (as a generation is), submitted and
- * waited for; the least of PROBE_REPS. */
-static enum wgf_status wall(wgf_sim *sim, struct probe_rec what, double *ns, struct wgf_err *err)
+/* A timed pass's own cost, which a generation's one pass pays once but the probe's passes
+ * each pay: the reset dispatch alone in a pass (T1) and twice in one (T2), T1 - (T2 - T1);
+ * the least of PROBE_REPS each (0 without a reset kernel). On the H200 the probe's passes
+ * summed to ~60 us for a generation of CartPole fused-wide/split at 10 steps that sim bench
+ * ran at ~48 us of GPU time in a submit of 30 generations. */
+static enum wgf_status pass_cost(wgf_sim *sim, double *ns, struct wgf_err *err)
 {
-    double v[PROBE_REPS];
+    double          t1[3] = {0, 0, 0}, t2[3] = {0, 0, 0};
+    struct probe_rec one = {1, false, 0}, two = {2, false, 0};
+    enum wgf_status s    = sim->reset ? gpu_parts(sim, one, 0, t1, err) : WGF_OK;
+    if (s == WGF_OK && sim->reset) s = gpu_parts(sim, two, 0, t2, err);
+    *ns = s == WGF_OK ? fmin(t1[0], fmax(0, 2 * t1[0] - t2[0])) : 0;
+    return s;
+}
+
+/* Host wall-clock ns of `what` recorded into one pass (as a generation is), submitted and
+ * waited for (*ns), and of its recording and submit call alone (*rec_ns); each the least of
+ * PROBE_REPS. */
+static enum wgf_status wall(wgf_sim *sim, struct probe_rec what, double *ns, double *rec_ns, struct wgf_err *err)
+{
+    double v[PROBE_REPS], vr[PROBE_REPS];
     for (int rep = 0; rep < PROBE_REPS; rep++) {
         wgf_recorder   *r  = NULL;
         uint64_t        t0 = wgf_now_ns();
@@ -132,11 +151,14 @@ static enum wgf_status wall(wgf_sim *sim, struct probe_rec what, double *ns, str
             wgf_recorder_abandon(r);
             return s;
         }
-        if ((s = wgf_recorder_submit(r)) == WGF_OK) s = wgf_ctx_wait(sim->ctx);
+        s       = wgf_recorder_submit(r);
+        vr[rep] = (double)(wgf_now_ns() - t0);
+        if (s == WGF_OK) s = wgf_ctx_wait(sim->ctx);
         if (s != WGF_OK) return wgf__sim_gpu_fail(sim, err, s, "probe");
         v[rep] = (double)(wgf_now_ns() - t0);
     }
-    *ns = least(v, PROBE_REPS);
+    *ns     = least(v, PROBE_REPS);
+    *rec_ns = least(vr, PROBE_REPS);
     return WGF_OK;
 }
 
@@ -153,14 +175,14 @@ static enum wgf_status ran(wgf_sim *sim, bool resident, double *steps, struct wg
 
 /* One episode dispatch of `steps` steps (strategy st, chunks of PROBE_K) alone in a pass:
  * its GPU time (*us) and the steps it ran as the composition counts them (*r). */
-static enum wgf_status one_length(wgf_ctx *ctx, const struct wgf_sim_config *base, bool resident,
+static enum wgf_status one_length(wgf_ctx *ctx, const struct wgf_sim_config *base, bool resident, double pass,
                                   enum wgf_sim_strategy st, int steps, double *us, double *r, struct wgf_err *err)
 {
     wgf_sim        *b     = NULL;
     double          ns[3] = {0, 0, 0};
-    struct probe_rec ep   = {true, false, 1};
+    struct probe_rec ep   = {1, false, 1};
     enum wgf_status s     = make(ctx, base, st, PROBE_K, steps, WGF_SIM_EVOLVE_SPLIT, &b, err);
-    if (s == WGF_OK) s = gpu_parts(b, ep, ns, err);
+    if (s == WGF_OK) s = gpu_parts(b, ep, pass, ns, err);
     if (s == WGF_OK) s = ran(b, resident, r, err);
     *us = ns[1] * 1e-3;
     wgf_sim_free(b);
@@ -171,7 +193,7 @@ static enum wgf_status one_length(wgf_ctx *ctx, const struct wgf_sim_config *bas
  * chunk or fused-wide at PROBE_K) and of PROBE_N (st_n): the time a further step adds
  * (*per, us) and what is left at zero steps (*fixed); *t_n, *r_n: the PROBE_N dispatch's time
  * and steps run (NULL: not wanted). */
-static enum wgf_status two_lengths(wgf_ctx *ctx, const struct wgf_sim_config *base, bool resident,
+static enum wgf_status two_lengths(wgf_ctx *ctx, const struct wgf_sim_config *base, bool resident, double pass,
                                    enum wgf_sim_strategy st_k, enum wgf_sim_strategy st_n, double *per, double *fixed,
                                    double *t_n, double *r_n, struct wgf_err *err)
 {
@@ -180,7 +202,7 @@ static enum wgf_status two_lengths(wgf_ctx *ctx, const struct wgf_sim_config *ba
     for (int i = 0; i < 2 && s == WGF_OK; i++) {
         /* chunked: an episode of PROBE_N in chunks of PROBE_K, only the first recorded */
         int steps = i == 0 && st_k == WGF_SIM_FUSED_WIDE ? PROBE_K : PROBE_N;
-        s         = one_length(ctx, base, resident, i ? st_n : st_k, steps, &t[i], &r[i], err);
+        s         = one_length(ctx, base, resident, pass, i ? st_n : st_k, steps, &t[i], &r[i], err);
     }
     if (s != WGF_OK) return s;
     *per   = r[1] > r[0] ? fmax(0, (t[1] - t[0]) / (r[1] - r[0])) : 0;
@@ -205,36 +227,48 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
     wgf_sim        *a = NULL, *b = NULL;
     enum wgf_status s = make(ctx, base, seq ? WGF_SIM_PER_STEP : WGF_SIM_FUSED, 1, PROBE_STEPS, WGF_SIM_EVOLVE_SPLIT,
                              &a, err);
-    double ns[3] = {0, 0, 0};
+    double ns[3] = {0, 0, 0}, pass = 0;
+    /* taken off on a GPU only: a CPU adapter's pass costs are its threads' wake-ups, which
+     * the least of the repetitions already leaves out */
+    if (s == WGF_OK) s = pass_cost(a, &pass, err);
+    out->pass_us = pass * 1e-3;
+    if (!out->resident) pass = 0;
     /* A: reset | per-step chunks | split evolve */
-    struct probe_rec all = {true, true, a ? a->n_chunks : 0};
-    if (s == WGF_OK) s = gpu_parts(a, all, ns, err);
+    struct probe_rec all = {1, true, a ? a->n_chunks : 0};
+    if (s == WGF_OK) s = gpu_parts(a, all, pass, ns, err);
     if (s == WGF_OK) {
         out->reset_us          = ns[0] * 1e-3;
         out->chunk_us          = ns[1] * 1e-3 / all.n_chunks;
         out->evolve_us[WGF_SIM_EVOLVE_SPLIT] = ns[2] * 1e-3;
     }
     /* host: a generation of PROBE_STEPS and of PROBE_LONG per-step dispatches, one pass each */
-    double w_short = 0, g_short = ns[0] + ns[1] + ns[2];
+    double w_short = 0, r_short = 0, g_short = ns[0] + ns[1] + ns[2];
     int    d_short = all.n_chunks + (a && a->reset) + (a ? a->evolve_dispatches : 0);
-    if (s == WGF_OK) s = wall(a, all, &w_short, err);
+    if (s == WGF_OK) s = wall(a, all, &w_short, &r_short, err);
     wgf_sim_free(a);
     a = NULL;
     if (s == WGF_OK && seq) {
         s = make(ctx, base, WGF_SIM_PER_STEP, 1, PROBE_LONG, WGF_SIM_EVOLVE_SPLIT, &a, err);
-        struct probe_rec lg = {true, true, a ? a->n_chunks : 0};
-        double           w_long = 0;
-        if (s == WGF_OK) s = gpu_parts(a, lg, ns, err);
-        if (s == WGF_OK) s = wall(a, lg, &w_long, err);
+        struct probe_rec lg = {1, true, a ? a->n_chunks : 0};
+        double           w_long = 0, r_long = 0;
+        if (s == WGF_OK) s = gpu_parts(a, lg, pass, ns, err);
+        if (s == WGF_OK) s = wall(a, lg, &w_long, &r_long, err);
         if (s == WGF_OK) {
-            int    d_long = lg.n_chunks + (a->reset != NULL) + a->evolve_dispatches;
-            double h_long = w_long - (ns[0] + ns[1] + ns[2]), h_short = w_short - g_short;
-            out->host_us   = fmax(0, (h_long - h_short) / (d_long - d_short)) * 1e-3;
-            out->submit_us = fmax(0, h_short * 1e-3 - d_short * out->host_us);
+            /* the recording's own clock, not wall less GPU time: on the H200 that difference
+             * over 32 more dispatches gave 1.6-3.3 us a dispatch from one call to the next,
+             * and over 128 more 3.9, where sim bench's generations of 104 and 504 dispatches
+             * measured 1.5 (wall less their GPU profile) */
+            int d_long     = lg.n_chunks + (a->reset != NULL) + a->evolve_dispatches;
+            out->host_us   = fmax(0, (r_long - r_short) / (d_long - d_short)) * 1e-3;
+            out->submit_us = fmax(0, (w_short - g_short) * 1e-3 - d_short * out->host_us);
+            out->record_short_us = r_short * 1e-3, out->record_long_us = r_long * 1e-3;
+            out->wall_short_us = w_short * 1e-3, out->wall_long_us = w_long * 1e-3;
+            out->gpu_short_us = g_short * 1e-3, out->gpu_long_us = (ns[0] + ns[1] + ns[2]) * 1e-3;
         }
         wgf_sim_free(a);
         a = NULL;
     } else if (s == WGF_OK) { /* no episode steps: the host cost per dispatch from this one generation */
+        (void)r_short;
         out->host_us = fmax(0, (w_short - g_short) / d_short) * 1e-3;
     }
     /* B: one dispatch of PROBE_K steps (chunked, its first chunk) and one of PROBE_N
@@ -242,10 +276,10 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
      * C: fused-wide's one dispatch at the two lengths the same way: wide_us + r wide_step_us */
     double fix = 0;
     if (s == WGF_OK && seq)
-        s = two_lengths(ctx, base, out->resident, WGF_SIM_CHUNKED, WGF_SIM_FUSED, &out->step_us, &fix, NULL, NULL, err);
+        s = two_lengths(ctx, base, out->resident, pass, WGF_SIM_CHUNKED, WGF_SIM_FUSED, &out->step_us, &fix, NULL, NULL, err);
     double t_n = 0, r_n = 0;
     if (s == WGF_OK && seq)
-        s = two_lengths(ctx, base, out->resident, WGF_SIM_FUSED_WIDE, WGF_SIM_FUSED_WIDE, &out->wide_step_us,
+        s = two_lengths(ctx, base, out->resident, pass, WGF_SIM_FUSED_WIDE, WGF_SIM_FUSED_WIDE, &out->wide_step_us,
                         &out->wide_us, &t_n, &r_n, err);
     /* C on a GPU: past the first few dozen steps only the few groups with a long episode still
      * run, and each of their steps costs less than one among all the groups (H200, CartPole at
@@ -254,7 +288,7 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
     out->wide_knee = 0, out->wide_tail_us = out->wide_step_us;
     if (s == WGF_OK && seq && out->resident) {
         double t_t = 0, r_t = 0;
-        s = one_length(ctx, base, out->resident, WGF_SIM_FUSED_WIDE, PROBE_TAIL, &t_t, &r_t, err);
+        s = one_length(ctx, base, out->resident, pass, WGF_SIM_FUSED_WIDE, PROBE_TAIL, &t_t, &r_t, err);
         if (s == WGF_OK && r_t > r_n + 8) { /* some episode ran well past PROBE_N: a slope */
             out->wide_knee    = r_n;
             out->wide_tail_us = fmax(0, (t_t - t_n) / (r_t - r_n));
@@ -269,8 +303,8 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
             s                      = WGF_OK;
             continue;
         }
-        struct probe_rec ev = {false, true, 0};
-        if (s == WGF_OK) s = gpu_parts(b, ev, ns, err);
+        struct probe_rec ev = {0, true, 0};
+        if (s == WGF_OK) s = gpu_parts(b, ev, pass, ns, err);
         if (s == WGF_OK) out->evolve_us[one[i]] = ns[2] * 1e-3;
         wgf_sim_free(b);
         b = NULL;

@@ -47,6 +47,8 @@ int main(void)
     bool cpu = !strcmp(wgf_ctx_adapter(ctx)->type, "cpu");
     wgf_t_check(&t, p.resident == !cpu, "resident: a GPU, not a CPU adapter", "resident %d on a %s adapter", p.resident,
                 wgf_ctx_adapter(ctx)->type);
+    wgf_t_check(&t, isfinite(p.pass_us) && p.pass_us >= 0, "a timed pass's own cost: finite, not negative",
+                "pass %g us", p.pass_us);
     wgf_t_check(&t, isfinite(p.wide_tail_us) && p.wide_tail_us >= 0 && p.wide_knee >= 0 && (!cpu || p.wide_knee == 0),
                 "fused-wide's tail: finite, no knee on a CPU adapter", "knee %g, tail %g us on a %s adapter", p.wide_knee,
                 p.wide_tail_us, wgf_ctx_adapter(ctx)->type);
