@@ -771,8 +771,9 @@ static int cmd_bench(int argc, char **argv)
         printf(", \"webgpu_lib\": ");
         json_str(stdout, wgf_ctx_lib_path(ctx));
         printf(",\n \"metric\": \"generation = evaluate + evolve over the whole population; gen_per_s_noreadback: "
-               "generations submitted back to back; gen_per_s_readback: fitness read after every generation; "
-               "eval_per_s: reset + episode only\",\n \"results\": [");
+               "generations submitted back to back; host_ms_record: that run's recording and submit call (median); "
+               "gen_per_s_readback: fitness read after every generation; eval_per_s: reset + episode only\",\n "
+               "\"results\": [");
     } else {
         printf("# wgfuse sim bench on %s (%s, %s), %s\n# %s", ad->name, ad->backend, ad->driver, date, METRIC_TEXT);
         printf("%-12s %-12s %8s %6s %7s %5s %12s %12s %12s %7s %19s\n", "workload", "strategy", "pop", "steps", "params",

@@ -268,7 +268,6 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
         wgf_sim_free(a);
         a = NULL;
     } else if (s == WGF_OK) { /* no episode steps: the host cost per dispatch from this one generation */
-        (void)r_short;
         out->host_us = fmax(0, (w_short - g_short) / d_short) * 1e-3;
     }
     /* B: one dispatch of PROBE_K steps (chunked, its first chunk) and one of PROBE_N
