@@ -117,7 +117,10 @@ static enum wgf_status gpu_parts(wgf_sim *sim, struct probe_rec what, double pas
         v[1][rep]  = what.n_chunks ? got[k++] : 0;
         v[2][rep]  = what.evolve ? got[k++] : 0;
     }
-    for (int i = 0; i < 3; i++) ns[i] = fmax(0, least(v[i], PROBE_REPS) - (least(v[i], PROBE_REPS) > 0 ? pass : 0));
+    for (int i = 0; i < 3; i++) {
+        double t = least(v[i], PROBE_REPS);
+        ns[i]    = t > 0 ? fmax(0, t - pass) : 0;
+    }
     return WGF_OK;
 }
 
