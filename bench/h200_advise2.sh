@@ -30,7 +30,10 @@
 # measured 1.43 ms/token over 64 tokens and 1.79 over 512), SHAPE (qwen2.5-0.5b), WEIGHTS ("f16 f32"),
 # SHAPES_BSTAR ("qwen2.5-0.5b qwen2.5-1.5b"), TABLE (1: run advise --table; 0: skip), AUTOTUNE
 # (1; 0: skip the --autotune steps), WEIGHTS="" skips the LLM plans,
-# QUICK (empty; "--quick" for a CPU adapter), WGF_GIT_COMMIT.
+# QUICK (empty; "--quick" for a CPU adapter), WGF_GIT_COMMIT. On lavapipe with few cores set
+# LP_NUM_THREADS=1 (recorded in env.txt): one device thread beside the host's, as a GPU sits
+# beside its host; with both of a 2-core VM's cores shared, the same plan measured up to 1.9x
+# apart within one run.
 # Raw files in OUTDIR: env.txt, status.txt, logs/<step>.txt (every command's whole output),
 # results.jsonl (the last JSON line of each single-line step), sim_L<L>_<evolve>.json (sim
 # bench's JSON), calibration.json, advise2_table.txt/.json.
@@ -60,7 +63,7 @@ unset WGFUSE_CALIBRATION
 {
   steps_env "$WG" "$PY"
   echo "POP=$POP LENGTHS=$LENGTHS GENS=${GENS:-per length} GEN_STEPS=$GEN_STEPS SRUNS=$SRUNS N=$N RUNS=$RUNS P=$P SHAPE=$SHAPE WEIGHTS=$WEIGHTS"
-  echo "SHAPES_BSTAR=$SHAPES_BSTAR TABLE=$TABLE QUICK=$QUICK AUTOTUNE=$AUTOTUNE"
+  echo "SHAPES_BSTAR=$SHAPES_BSTAR TABLE=$TABLE QUICK=$QUICK AUTOTUNE=$AUTOTUNE LP_NUM_THREADS=${LP_NUM_THREADS:-unset}"
   echo "load average: $(cat /proc/loadavg 2>/dev/null)"; echo "cpus: $(nproc)"
 } > "$OUT/env.txt"
 T0=$(date +%s)

@@ -292,8 +292,10 @@ struct wgf_sim_bench_result {
     int    dispatches_per_gen;
     double checksum;             /* sum of fitness of the first evaluation                 */
     int    ref_checked, ref_matched; /* genomes compared with the C reference              */
-    double mean_steps;           /* steps per genome in the verified evaluation (episodes
-                                    end early at termination); Rastrigin: 1               */
+    /* episode lengths, each the mean over the `gens` generations of a timed submit (the
+     * population evolves within it: on lavapipe at 500 steps the first of 3 generations'
+     * groups ran 95 steps, the mean was higher); Rastrigin: 1 */
+    double mean_steps;           /* steps per genome (episodes end early at termination)   */
     double group_steps;          /* the mean over SIMD groups (a subgroup's genomes) of the
                                     longest episode in the group: the steps a group runs,
                                     what the advisor's episode_steps means                 */

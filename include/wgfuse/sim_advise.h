@@ -63,6 +63,9 @@ struct wgf_sim_probe {
     double wide_knee;      /* fused-wide: steps up to which wide_step_us holds; 0: every step */
     double wide_tail_us;   /* fused-wide: each step past wide_knee (few groups still running) */
     double evolve_us[3];   /* [enum wgf_sim_evolve]: thread, wide, split; -1: cannot run here */
+    double dead_us;        /* an episode dispatch after every episode ended (measured; used
+                              on a CPU adapter, where it costs far less than a live one; a
+                              GPU's composition keeps chunk_us - step_us)                     */
     double host_us;        /* per dispatch on the host: recording, validation, submit         */
     double submit_us;      /* per submit: submit and wait                                     */
     /* what host_us and submit_us come from (the two host generations): the recording and

@@ -219,6 +219,7 @@ static json_t *probe_json(const struct wgf_sim_probe *p)
                              p->record_long_us, "wall_short_us", p->wall_short_us, "wall_long_us", p->wall_long_us,
                              "gpu_short_us", p->gpu_short_us, "gpu_long_us", p->gpu_long_us);
     if (o) json_object_set_new(o, "pass_us", json_real(p->pass_us));
+    if (o) json_object_set_new(o, "dead_us", json_real(p->dead_us));
     if (o && host) json_object_set_new(o, "host_generations", host);
     else json_decref(host);
     return o;
@@ -271,12 +272,13 @@ static void print_sim(const char *name, const struct wgf_sim_config *cfg, uint32
            cfg->max_steps, T, c->adapter);
     if (probe->ok)
         printf("kernels measured (us): reset %.2f, episode dispatch %.2f + %.3f per step, fused-wide %.2f + %.3f per "
-               "step (%.3f past step %.0f), evolve split %.2f thread %.2f wide %.2f; host %.2f per dispatch + %.2f per "
-               "submit\n",
+               "step (%.3f past step %.0f), after the episodes end %.2f, evolve split %.2f thread %.2f wide %.2f; host "
+               "%.2f per dispatch + %.2f per submit%s\n",
                probe->reset_us, probe->chunk_us, probe->step_us, probe->wide_us, probe->wide_step_us,
-               probe->wide_tail_us, probe->wide_knee,
+               probe->wide_tail_us, probe->wide_knee, probe->dead_us,
                probe->evolve_us[WGF_SIM_EVOLVE_SPLIT], probe->evolve_us[WGF_SIM_EVOLVE_THREAD],
-               probe->evolve_us[WGF_SIM_EVOLVE_WIDE], probe->host_us, probe->submit_us);
+               probe->evolve_us[WGF_SIM_EVOLVE_WIDE], probe->host_us, probe->submit_us,
+               probe->resident ? "" : " (a CPU adapter)");
     printf("%-22s %10s %12s %14s %10s\n", "strategy/evolve", "dispatches", "MFLOP", "predicted ms", "dispatch%");
     for (uint32_t i = 0; i < a->n; i++) {
         const struct wgf_sim_plan_prediction *r = &a->row[i];

@@ -772,7 +772,8 @@ static int cmd_bench(int argc, char **argv)
         json_str(stdout, wgf_ctx_lib_path(ctx));
         printf(",\n \"metric\": \"generation = evaluate + evolve over the whole population; gen_per_s_noreadback: "
                "generations submitted back to back; host_ms_record: that run's recording and submit call (median); "
-               "gen_per_s_readback: fitness read after every generation; eval_per_s: reset + episode only\",\n "
+               "gen_per_s_readback: fitness read after every generation; eval_per_s: reset + episode only; "
+               "mean_steps, group_steps, longest_steps: means over the generations of a timed submit\",\n "
                "\"results\": [");
     } else {
         printf("# wgfuse sim bench on %s (%s, %s), %s\n# %s", ad->name, ad->backend, ad->driver, date, METRIC_TEXT);

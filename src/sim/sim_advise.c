@@ -76,7 +76,9 @@ static void compose(const wgf_sim *sim, const struct wgf_sim_probe *p, const str
     }
     else {
         double K    = ceil(L / sim->n_chunks);
-        double dead = fmax(0, p->chunk_us - p->step_us); /* a chunk after every episode ended */
+        /* a chunk after every episode ended: on a GPU what is left of a chunk at zero steps
+         * (the validated composition); a CPU adapter's measured one (it skips the policy) */
+        double dead = !p->resident && p->dead_us > 0 ? p->dead_us : fmax(0, p->chunk_us - p->step_us);
         for (int ch = 0; ch < sim->n_chunks; ch++) {
             double r = fmin(K, fmax(0, Te - ch * K));
             ep += r >= 1 ? p->chunk_us + (r - 1) * p->step_us : dead;

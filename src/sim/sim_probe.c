@@ -9,14 +9,17 @@
  * episode length from those few numbers (sim_advise.c):
  *
  *   pass A  per-step kernel (CHUNK 1), PROBE_STEPS dispatches in one pass  -> chunk_us each
- *   pass B  one dispatch of PROBE_K steps, one of PROBE_N, each alone       -> step_us: the
- *           difference over the steps between (the pass's own cost cancels)
+ *           and PROBE_DEAD more after every episode ended                  -> dead_us each
+ *   pass B  one dispatch of PROBE_K steps, one of PROBE_N (a CPU adapter:   -> step_us: the
+ *           the asked length up to PROBE_TAIL), each alone                     difference over the
+ *                                                                              steps between
  *   pass C  fused-wide at PROBE_K and PROBE_N steps (one dispatch each)     -> wide_us + r x wide_step_us
  *           and, on a GPU, at PROBE_TAIL steps: the slope past PROBE_N      -> wide_tail_us
  *   pass D  reset; each evolve variant (split, thread, wide) in a pass of its own
  *   host    a generation of PROBE_STEPS and of PROBE_LONG per-step dispatches, untimed:
  *           the wall clock of its recording and submit call, per dispatch (host_us: the
- *           slope), and of record + submit + wait less that and its GPU time (submit_us)
+ *           slope), and of record + submit + wait less that and its GPU time (submit_us; a
+ *           CPU adapter: of the reset dispatch alone)
  *
  * Pass A's PROBE_STEPS is short enough that every SIMD group still runs (a random CartPole
  * policy lasts ~10 steps); B and C read back the steps their dispatch ran
@@ -37,6 +40,7 @@
 #define PROBE_LONG  128 /* host: a generation of PROBE_LONG per-step dispatches          */
 #define PROBE_TAIL  256 /* pass C on a GPU: fused-wide's dispatch at PROBE_TAIL steps too  */
 #define PROBE_REPS  7
+#define PROBE_DEAD  16 /* dispatches after every episode ended, in one pass                 */
 
 
 static double least(const double *v, int n)
@@ -83,11 +87,35 @@ static enum wgf_status record(wgf_sim *sim, wgf_recorder *r, struct probe_rec wh
     return WGF_OK;
 }
 
+static enum wgf_status wall(wgf_sim *sim, struct probe_rec what, double *ns, double *rec_ns, struct wgf_err *err);
+
+/* A CPU adapter (lavapipe): the device is the host's own threads, and what a generation costs
+ * is wall clock, which its timestamps undercount: with one device thread, per-step dispatches
+ * measured ~350 us each in sim bench's generations against ~205 timestamped, those after the
+ * episodes ended ~49 against ~30. So each part is timed as the wall clock it adds to a submit:
+ * the submit of the parts before it, with it and without (the least of PROBE_REPS each). */
+static enum wgf_status wall_parts(wgf_sim *sim, struct probe_rec what, double ns[3], struct wgf_err *err)
+{
+    struct probe_rec upto[4] = {{0, false, 0}, {what.reset, false, 0}, {what.reset, false, what.n_chunks}, what};
+    double           w[4] = {0, 0, 0, 0}, rec = 0;
+    enum wgf_status  s    = WGF_OK;
+    for (int i = 0; i < 4 && s == WGF_OK; i++) s = wall(sim, upto[i], &w[i], &rec, err);
+    bool has[3] = {what.reset && sim->reset, what.n_chunks > 0, what.evolve};
+    for (int i = 0; i < 3; i++) ns[i] = has[i] ? fmax(0, w[i + 1] - w[i]) : 0;
+    return s;
+}
+
+static bool cpu_adapter(const wgf_sim *sim)
+{
+    return strcmp(wgf_ctx_adapter(sim->ctx)->type, "cpu") == 0;
+}
+
 /* GPU ns of each part of `what` (ns[0] reset, ns[1] the chunks, ns[2] the evolve; 0 where
  * absent), the least of PROBE_REPS recordings, less `pass` (pass_cost: each part is timed in
- * a pass of its own). WGF_ERR_UNSUPPORTED without timestamp-query. */
+ * a pass of its own); a CPU adapter: wall_parts. WGF_ERR_UNSUPPORTED without timestamp-query. */
 static enum wgf_status gpu_parts(wgf_sim *sim, struct probe_rec what, double pass, double ns[3], struct wgf_err *err)
 {
+    if (cpu_adapter(sim)) return wall_parts(sim, what, ns, err);
     double v[3][PROBE_REPS];
     for (int rep = 0; rep < PROBE_REPS; rep++) {
         wgf_timer    *t = NULL;
@@ -193,18 +221,18 @@ static enum wgf_status one_length(wgf_ctx *ctx, const struct wgf_sim_config *bas
 }
 
 /* One episode dispatch alone in a pass, of PROBE_K steps (strategy st_k: chunked's first
- * chunk or fused-wide at PROBE_K) and of PROBE_N (st_n): the time a further step adds
- * (*per, us) and what is left at zero steps (*fixed); *t_n, *r_n: the PROBE_N dispatch's time
+ * chunk or fused-wide at PROBE_K) and of n steps (st_n): the time a further step adds
+ * (*per, us) and what is left at zero steps (*fixed); *t_n, *r_n: the n-step dispatch's time
  * and steps run (NULL: not wanted). */
 static enum wgf_status two_lengths(wgf_ctx *ctx, const struct wgf_sim_config *base, bool resident, double pass,
-                                   enum wgf_sim_strategy st_k, enum wgf_sim_strategy st_n, double *per, double *fixed,
-                                   double *t_n, double *r_n, struct wgf_err *err)
+                                   enum wgf_sim_strategy st_k, enum wgf_sim_strategy st_n, int n, double *per,
+                                   double *fixed, double *t_n, double *r_n, struct wgf_err *err)
 {
     double          t[2] = {0, 0}, r[2] = {0, 0};
     enum wgf_status s    = WGF_OK;
     for (int i = 0; i < 2 && s == WGF_OK; i++) {
-        /* chunked: an episode of PROBE_N in chunks of PROBE_K, only the first recorded */
-        int steps = i == 0 && st_k == WGF_SIM_FUSED_WIDE ? PROBE_K : PROBE_N;
+        /* chunked: an episode of n in chunks of PROBE_K, only the first recorded */
+        int steps = i == 0 && st_k == WGF_SIM_FUSED_WIDE ? PROBE_K : n;
         s         = one_length(ctx, base, resident, pass, i ? st_n : st_k, steps, &t[i], &r[i], err);
     }
     if (s != WGF_OK) return s;
@@ -230,19 +258,50 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
     wgf_sim        *a = NULL, *b = NULL;
     enum wgf_status s = make(ctx, base, seq ? WGF_SIM_PER_STEP : WGF_SIM_FUSED, 1, PROBE_STEPS, WGF_SIM_EVOLVE_SPLIT,
                              &a, err);
-    double ns[3] = {0, 0, 0}, pass = 0;
+    double ns[3] = {0, 0, 0}, pass = 0, w0 = 0, r0 = 0;
+    struct probe_rec all = {1, true, a ? a->n_chunks : 0};
+    /* untimed first: on lavapipe the first generations of a new sim ran its reset up to 30x
+     * slower (1.47 ms against 0.04) for all seven repetitions of the first timing */
+    if (s == WGF_OK) s = wall(a, all, &w0, &r0, err);
     /* taken off on a GPU only: a CPU adapter's pass costs are its threads' wake-ups, which
      * the least of the repetitions already leaves out */
     if (s == WGF_OK) s = pass_cost(a, &pass, err);
     out->pass_us = pass * 1e-3;
     if (!out->resident) pass = 0;
+    /* a CPU adapter's submit cost: an empty submit's wall clock (its parts are wall clock) */
+    double w_empty = 0, r_empty = 0;
+    struct probe_rec none = {0, false, 0};
+    if (s == WGF_OK && !out->resident) s = wall(a, none, &w_empty, &r_empty, err);
     /* A: reset | per-step chunks | split evolve */
-    struct probe_rec all = {1, true, a ? a->n_chunks : 0};
     if (s == WGF_OK) s = gpu_parts(a, all, pass, ns, err);
     if (s == WGF_OK) {
         out->reset_us          = ns[0] * 1e-3;
         out->chunk_us          = ns[1] * 1e-3 / all.n_chunks;
         out->evolve_us[WGF_SIM_EVOLVE_SPLIT] = ns[2] * 1e-3;
+    }
+    /* A': PROBE_DEAD more per-step dispatches after A's last: every episode has reached
+     * PROBE_STEPS, each genome only copies its state. On lavapipe such a dispatch costs about
+     * a tenth of a live one (chunk_us - step_us, what a GPU's composition uses) */
+    double c8 = ns[1]; /* A's PROBE_STEPS per-step dispatches, every lane of every group alive */
+    struct probe_rec dead = {0, false, PROBE_DEAD};
+    if (s == WGF_OK && seq) s = gpu_parts(a, dead, pass, ns, err);
+    if (s == WGF_OK && seq) out->dead_us = ns[1] * 1e-3 / PROBE_DEAD;
+    /* A'' on a CPU adapter: a live per-step dispatch once the lanes of a SIMD group diverge
+     * (some episodes ended). An episode of PROBE_N per-step dispatches against A's first
+     * PROBE_STEPS: the dead share taken off, the rest over the group-steps run between. On
+     * lavapipe these cost ~340 us where A's ran ~206, and sim bench's per-step generations
+     * at 500 steps implied ~400: chunk_us becomes this one there. */
+    if (s == WGF_OK && seq && !out->resident) {
+        wgf_sim        *c     = NULL;
+        double          nc[3] = {0, 0, 0}, T = 0;
+        struct probe_rec ep   = {1, false, PROBE_N};
+        s = make(ctx, base, WGF_SIM_PER_STEP, 1, PROBE_N, WGF_SIM_EVOLVE_SPLIT, &c, err);
+        if (s == WGF_OK) s = gpu_parts(c, ep, pass, nc, err);
+        if (s == WGF_OK) s = ran(c, false, &T, err);
+        wgf_sim_free(c);
+        double dead_ns = out->dead_us * 1e3, rest = nc[1] - c8 - (PROBE_N - PROBE_STEPS) * dead_ns;
+        if (s == WGF_OK && T > PROBE_STEPS + 1 && rest > 0)
+            out->chunk_us = (dead_ns + rest / (T - PROBE_STEPS)) * 1e-3;
     }
     /* host: a generation of PROBE_STEPS and of PROBE_LONG per-step dispatches, one pass each */
     double w_short = 0, r_short = 0, g_short = ns[0] + ns[1] + ns[2];
@@ -261,12 +320,16 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
              * over 32 more dispatches gave 1.6-3.3 us a dispatch from one call to the next,
              * and over 128 more 3.9, where sim bench's generations of 104 and 504 dispatches
              * measured 1.5 (wall less their GPU profile) */
-            int d_long     = lg.n_chunks + (a->reset != NULL) + a->evolve_dispatches;
+            int    d_long  = lg.n_chunks + (a->reset != NULL) + a->evolve_dispatches;
+            double g_long  = ns[0] + ns[1] + ns[2];
             out->host_us   = fmax(0, (r_long - r_short) / (d_long - d_short)) * 1e-3;
             out->submit_us = fmax(0, (w_short - g_short) * 1e-3 - d_short * out->host_us);
+            /* a CPU adapter: the parts are wall clock increments over an empty submit, which
+             * is what is left (w_short - g_short gave 0 to 4.7 ms over five probes there) */
+            if (!out->resident) out->submit_us = w_empty * 1e-3;
             out->record_short_us = r_short * 1e-3, out->record_long_us = r_long * 1e-3;
             out->wall_short_us = w_short * 1e-3, out->wall_long_us = w_long * 1e-3;
-            out->gpu_short_us = g_short * 1e-3, out->gpu_long_us = (ns[0] + ns[1] + ns[2]) * 1e-3;
+            out->gpu_short_us = g_short * 1e-3, out->gpu_long_us = g_long * 1e-3;
         }
         wgf_sim_free(a);
         a = NULL;
@@ -276,13 +339,18 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
     /* B: one dispatch of PROBE_K steps (chunked, its first chunk) and one of PROBE_N
      * (fused), each alone in a pass: what the extra steps cost, the pass's own cost cancelling;
      * C: fused-wide's one dispatch at the two lengths the same way: wide_us + r wide_step_us */
-    double fix = 0;
+    /* on a CPU adapter the fused dispatch runs the asked episode length (up to PROBE_TAIL):
+     * its random policies' SIMD groups run 8 -> 62 steps at 500 against 8 -> 27 at PROBE_N,
+     * and the slope's spread over five runs on lavapipe shrank from 15-18 to 15.6-15.9 us */
+    int    n_fused = out->resident ? PROBE_N : (int)fmax(PROBE_N, fmin(base->max_steps > 0 ? base->max_steps : wi->max_steps, PROBE_TAIL));
+    double fix     = 0;
     if (s == WGF_OK && seq)
-        s = two_lengths(ctx, base, out->resident, pass, WGF_SIM_CHUNKED, WGF_SIM_FUSED, &out->step_us, &fix, NULL, NULL, err);
+        s = two_lengths(ctx, base, out->resident, pass, WGF_SIM_CHUNKED, WGF_SIM_FUSED, n_fused, &out->step_us, &fix,
+                        NULL, NULL, err);
     double t_n = 0, r_n = 0;
     if (s == WGF_OK && seq)
-        s = two_lengths(ctx, base, out->resident, pass, WGF_SIM_FUSED_WIDE, WGF_SIM_FUSED_WIDE, &out->wide_step_us,
-                        &out->wide_us, &t_n, &r_n, err);
+        s = two_lengths(ctx, base, out->resident, pass, WGF_SIM_FUSED_WIDE, WGF_SIM_FUSED_WIDE, PROBE_N,
+                        &out->wide_step_us, &out->wide_us, &t_n, &r_n, err);
     /* C on a GPU: past the first few dozen steps only the few groups with a long episode still
      * run, and each of their steps costs less than one among all the groups (H200, CartPole at
      * 4,096: 0.53 us a step over the first 32, 0.41 from 100 to 500 in sim bench's profile), so

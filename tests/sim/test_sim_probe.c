@@ -6,7 +6,8 @@
  *   - the composition's arithmetic on a synthetic probe, by hand: fused, chunked:K, per-step
  *     and fused-wide at the episode limit; a resident device follows the longest episode,
  *     a non-resident one the SIMD groups' mean; chunks after the episodes ended cost the
- *     dispatch less a step; the host part per dispatch and per submit; rows say "probed";
+ *     dispatch less a step (a CPU adapter: the measured dead dispatch, dead_us, which the
+ *     probe must report positive); the host part per dispatch and per submit; rows say "probed";
  *     fused-wide's steps past the knee at the tail's rate (a CPU adapter's probe has no knee);
  *   - a probe that is not ok leaves the static model's numbers. */
 #include <math.h>
@@ -52,6 +53,8 @@ int main(void)
     wgf_t_check(&t, isfinite(p.wide_tail_us) && p.wide_tail_us >= 0 && p.wide_knee >= 0 && (!cpu || p.wide_knee == 0),
                 "fused-wide's tail: finite, no knee on a CPU adapter", "knee %g, tail %g us on a %s adapter", p.wide_knee,
                 p.wide_tail_us, wgf_ctx_adapter(ctx)->type);
+    wgf_t_check(&t, isfinite(p.dead_us) && p.dead_us > 0, "a dispatch after the episodes ended: measured, positive",
+                "dead %g us (chunk %g)", p.dead_us, p.chunk_us);
 
     /* the composition on a synthetic probe */
     struct wgf_sim_probe syn = {.ok = true, .resident = true, .reset_us = 3, .chunk_us = 10, .step_us = 2, .wide_us = 5,
@@ -101,7 +104,18 @@ int main(void)
     wgf_t_check(&t, s == WGF_OK && fw && near(fw->episode_us, 5 + 4 * 1 + 8 * 0.25), "fused-wide: the knee and the tail",
                 "episode %g (want %g)", fw ? fw->episode_us : -1, 5 + 4 * 1 + 8 * 0.25);
     syn.wide_knee = 0, syn.wide_tail_us = 0;
+    /* a measured dead dispatch: a GPU keeps the dispatch less a step (the validated composition) */
+    syn.dead_us = 3;
+    s = wgf_sim_advise(ctx, &c, &dev, &o, &a, &err);
+    ps = row_of(&a, "per-step/split");
+    wgf_t_check(&t, s == WGF_OK && ps && near(ps->episode_us, 12 * 10 + 8 * 8), "resident: dead chunks, the dispatch less a step",
+                "per-step %g", ps ? ps->episode_us : -1);
     syn.resident = false;
+    s = wgf_sim_advise(ctx, &c, &dev, &o, &a, &err);
+    ps = row_of(&a, "per-step/split");
+    wgf_t_check(&t, s == WGF_OK && ps && near(ps->episode_us, 8 * 10 + 12 * 3), "not resident: dead chunks as measured",
+                "per-step %g (want %g)", ps ? ps->episode_us : -1, 8 * 10 + 12 * 3.0);
+    syn.dead_us = 0;
     s = wgf_sim_advise(ctx, &c, &dev, &o, &a, &err);
     f = row_of(&a, "fused/split"), ps = row_of(&a, "per-step/split");
     wgf_t_check(&t, s == WGF_OK && f && ps && near(f->episode_us, 10 + 7 * 2) && near(ps->episode_us, 8 * 10 + 12 * 8),
