@@ -70,6 +70,16 @@ T0=$(date +%s)
 
 step calibrate "$WG" --quiet advise --calibrate $QUICK --json
 cp "$XDG_CACHE_HOME"/wgfuse/calibration-*.json "$OUT/calibration.json" 2>/dev/null
+# a CPU adapter (QUICK): every kernel compiled once, untimed, before anything is timed. With an
+# empty shader cache Mesa writes each new shader to its disk cache from a thread of its own,
+# which shared lavapipe's one core with the first probe: CartPole's first probe measured its
+# per-step dispatch at 549 us against 283 in the next process
+if [ -n "$QUICK" ]; then
+  { "$WG" --quiet advise --sim cartpole --pop "$POP" --hidden 16 --steps 10 --chunks 10,50
+    for W in $WEIGHTS; do "$WG" --quiet advise --shape "$SHAPE" --weights "$W" --ctx $((P + N + 1)); done
+  } > "$OUT/logs/prime.txt" 2>&1
+  echo "prime (shader cache) rc=$? at +$(( $(date +%s) - T0 )) s" >> "$OUT/status.txt"
+fi
 
 # 2. CartPole: measured first (the episode steps its groups ran), then predicted with them
 gens_for() {  # generations per submit at episode length $1
