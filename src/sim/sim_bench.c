@@ -261,7 +261,7 @@ enum wgf_status wgf_sim_bench_run(wgf_sim *sim, int gens, int runs, struct wgf_s
     if (s == WGF_OK && sim->stride) {
         double m = 0, g = 0, l = 0;
         for (int k = 0; k < gens && s == WGF_OK; k++) {
-            double mk, gk, lk;
+            double mk = 0, gk = 0, lk = 0;
             s = wgf_sim_generations(sim, 1, err);
             if (s == WGF_OK) s = wgf__sim_episode_lengths(sim, &mk, &gk, &lk, err);
             m += mk, g += gk, l += lk;

@@ -37,7 +37,11 @@ int main(void)
     /* the probe on this device */
     struct wgf_sim_probe p;
     enum wgf_status      s  = wgf_sim_probe_run(ctx, &c, &p, &err);
-    bool                 ok = s == WGF_OK && p.ok && p.chunk_us > 0 && p.step_us >= 0 && p.reset_us > 0 &&
+    /* a CPU adapter times every part as a difference of two wall clocks: a small one (the reset
+     * of 128 genomes) can come out 0 on a loaded machine (seen under the sanitizers) */
+    bool cpu = !strcmp(wgf_ctx_adapter(ctx)->type, "cpu");
+    bool ok = s == WGF_OK && p.ok && p.chunk_us > 0 && p.step_us >= 0 &&
+              (cpu ? p.reset_us >= 0 : p.reset_us > 0) &&
               p.evolve_us[WGF_SIM_EVOLVE_SPLIT] > 0 && p.evolve_us[WGF_SIM_EVOLVE_THREAD] > 0 &&
               p.evolve_us[WGF_SIM_EVOLVE_WIDE] > 0 && p.wide_step_us >= 0 && p.wide_us >= 0 && p.host_us >= 0 &&
               p.submit_us >= 0 && isfinite(p.host_us + p.submit_us + p.wide_us + p.wide_step_us) && p.seconds > 0;
@@ -45,7 +49,6 @@ int main(void)
                 "status %d (%s): chunk %g step %g reset %g evolve %g/%g/%g wide %g+%g host %g submit %g", (int)s, err.msg,
                 p.chunk_us, p.step_us, p.reset_us, p.evolve_us[0], p.evolve_us[1], p.evolve_us[2], p.wide_us,
                 p.wide_step_us, p.host_us, p.submit_us);
-    bool cpu = !strcmp(wgf_ctx_adapter(ctx)->type, "cpu");
     wgf_t_check(&t, p.resident == !cpu, "resident: a GPU, not a CPU adapter", "resident %d on a %s adapter", p.resident,
                 wgf_ctx_adapter(ctx)->type);
     wgf_t_check(&t, isfinite(p.pass_us) && p.pass_us >= 0, "a timed pass's own cost: finite, not negative",
@@ -53,7 +56,8 @@ int main(void)
     wgf_t_check(&t, isfinite(p.wide_tail_us) && p.wide_tail_us >= 0 && p.wide_knee >= 0 && (!cpu || p.wide_knee == 0),
                 "fused-wide's tail: finite, no knee on a CPU adapter", "knee %g, tail %g us on a %s adapter", p.wide_knee,
                 p.wide_tail_us, wgf_ctx_adapter(ctx)->type);
-    wgf_t_check(&t, isfinite(p.dead_us) && p.dead_us > 0, "a dispatch after the episodes ended: measured, positive",
+    wgf_t_check(&t, isfinite(p.dead_us) && (cpu ? p.dead_us >= 0 : p.dead_us > 0),
+                "a dispatch after the episodes ended: measured, finite (a GPU: positive)",
                 "dead %g us (chunk %g)", p.dead_us, p.chunk_us);
 
     /* the composition on a synthetic probe */
