@@ -19,7 +19,7 @@
  *   host    a generation of PROBE_STEPS and of PROBE_LONG per-step dispatches, untimed:
  *           the wall clock of its recording and submit call, per dispatch (host_us: the
  *           slope), and of record + submit + wait less that and its GPU time (submit_us; a
- *           CPU adapter: of the reset dispatch alone)
+ *           CPU adapter: an empty submit's wall clock)
  *
  * Pass A's PROBE_STEPS is short enough that every SIMD group still runs (a random CartPole
  * policy lasts ~10 steps); B and C read back the steps their dispatch ran
@@ -280,9 +280,10 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
         out->evolve_us[WGF_SIM_EVOLVE_SPLIT] = ns[2] * 1e-3;
     }
     /* A': PROBE_DEAD more per-step dispatches after A's last: every episode has reached
-     * PROBE_STEPS, each genome only copies its state. On lavapipe such a dispatch costs about
-     * a tenth of a live one (chunk_us - step_us, what a GPU's composition uses) */
-    double c8 = ns[1]; /* A's PROBE_STEPS per-step dispatches, every lane of every group alive */
+     * PROBE_STEPS, each genome only copies its state. On lavapipe such a dispatch costs a
+     * sixth to a tenth of a live one (chunk_us - step_us, what a GPU's composition uses) */
+    double c8      = ns[1]; /* A's PROBE_STEPS per-step dispatches, every lane of every group alive */
+    double g_short = ns[0] + ns[1] + ns[2]; /* A's generation, before A' reuses ns */
     struct probe_rec dead = {0, false, PROBE_DEAD};
     if (s == WGF_OK && seq) s = gpu_parts(a, dead, pass, ns, err);
     if (s == WGF_OK && seq) out->dead_us = ns[1] * 1e-3 / PROBE_DEAD;
@@ -304,7 +305,7 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
             out->chunk_us = (dead_ns + rest / (T - PROBE_STEPS)) * 1e-3;
     }
     /* host: a generation of PROBE_STEPS and of PROBE_LONG per-step dispatches, one pass each */
-    double w_short = 0, r_short = 0, g_short = ns[0] + ns[1] + ns[2];
+    double w_short = 0, r_short = 0;
     int    d_short = all.n_chunks + (a && a->reset) + (a ? a->evolve_dispatches : 0);
     if (s == WGF_OK) s = wall(a, all, &w_short, &r_short, err);
     wgf_sim_free(a);
@@ -341,7 +342,7 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
      * C: fused-wide's one dispatch at the two lengths the same way: wide_us + r wide_step_us */
     /* on a CPU adapter the fused dispatch runs the asked episode length (up to PROBE_TAIL):
      * its random policies' SIMD groups run 8 -> 62 steps at 500 against 8 -> 27 at PROBE_N,
-     * and the slope's spread over five runs on lavapipe shrank from 15-18 to 15.6-15.9 us */
+     * and the slope's spread over three runs each on lavapipe shrank from 15-18 to 15.6-15.9 us */
     int    n_fused = out->resident ? PROBE_N : (int)fmax(PROBE_N, fmin(base->max_steps > 0 ? base->max_steps : wi->max_steps, PROBE_TAIL));
     double fix     = 0;
     if (s == WGF_OK && seq)
