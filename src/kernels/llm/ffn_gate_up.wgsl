@@ -20,12 +20,14 @@
 var<private> inv: f32; // 1 / rms of x
 
 // with XW the normed input's product x * g is written once per workgroup (xprep) and every
-// matvec lane reads it from workgroup memory: one load instead of two and a multiply
+// matvec lane reads it from workgroup memory: one load instead of two and a multiply; vec4 i
+// sits at i + i / XWP (a quantized part's lanes read items of XWP vec4 each: the padding
+// spreads them over the banks)
 var<workgroup> xw: array<vec4<f32>, XWN>;
 
 fn xin(i: u32) -> vec4<f32> {
     if (XW) {
-        return xw[i];
+        return xw[i + i / XWP];
     }
     return x[i] * g[i];
 }
@@ -33,7 +35,7 @@ fn xin(i: u32) -> vec4<f32> {
 fn xprep(li: u32) {
     if (XW) {
         for (var i = li; i < DIMP / 4u; i += WG) {
-            xw[i] = x[i] * g[i];
+            xw[i + i / XWP] = x[i] * g[i];
         }
     }
     inv = rows_rms(li, 0u); // its barrier orders the xw writes before the reads

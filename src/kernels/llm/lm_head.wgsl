@@ -26,12 +26,14 @@ var<private>   xo:  u32; // first vec4 of the input row
 var<private>   inv: f32; // 1 / rms of it
 
 // with XW the normed input's product x * g is written once per workgroup (xprep) and every
-// matvec lane reads it from workgroup memory: one load instead of two and a multiply
+// matvec lane reads it from workgroup memory: one load instead of two and a multiply; vec4 i
+// sits at i + i / XWP (a quantized part's lanes read items of XWP vec4 each: the padding
+// spreads them over the banks)
 var<workgroup> xw: array<vec4<f32>, XWN>;
 
 fn xin(i: u32) -> vec4<f32> {
     if (XW) {
-        return xw[i];
+        return xw[i + i / XWP];
     }
     return x[xo + i] * g[i];
 }
@@ -39,7 +41,7 @@ fn xin(i: u32) -> vec4<f32> {
 fn xprep(li: u32) {
     if (XW) {
         for (var i = li; i < DIMP / 4u; i += WG) {
-            xw[i] = x[xo + i] * g[i];
+            xw[i + i / XWP] = x[xo + i] * g[i];
         }
     }
     inv = rows_rms(li, xo); // its barrier orders the xw writes before the reads

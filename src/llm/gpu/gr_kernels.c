@@ -105,7 +105,13 @@ void gr_prelude_part(const struct gr *g, struct wgf_prelude *p, const struct gr_
     bool q8 = g->qx8 && pt->qt != GR_QT_F, xw = g->xw && !q8;
     wgf_prelude_bool(p, "ACT_Q8", q8, q8 ? "activations rounded to int8 per 32, integer dots" : "f32 activations");
     wgf_prelude_bool(p, "XW", xw, "norm-prologue matvecs keep x * g in workgroup memory");
-    wgf_prelude_u32(p, "XWN", xw ? g->dimp / 4 : 1, "vec4 of that workgroup copy");
+    /* A quantized part's lane t reads the copy's vec4 XWP t .. XWP t + XWP (its item): at a
+     * 128- or 256-byte stride every lane of a quarter warp hits the same 4 of the 32 banks.
+     * One vec4 of padding per item puts them on distinct banks. (The float parts' lanes read
+     * 32 bytes apart: no padding, XWP past any index.) */
+    uint32_t xwp = pt->qt == GR_QT_F ? 1u << 30 : pt->qt == WGF_DT_Q4_K || pt->qt == WGF_DT_Q5_K ? 16u : 8u;
+    wgf_prelude_u32(p, "XWN", xw ? g->dimp / 4 + g->dimp / 4 / xwp + 1 : 1, "vec4 of that workgroup copy, padded");
+    wgf_prelude_u32(p, "XWP", xwp, "the copy's padding: vec4 i at i + i / XWP");
 #define GR_QT_PRE(name) wgf_prelude_u32(p, "QT_" #name, WGF_DT_##name, "row format: ggml " #name " blocks");
     GR_QT_LIST(GR_QT_PRE)
 #undef GR_QT_PRE
