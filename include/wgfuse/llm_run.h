@@ -63,6 +63,9 @@ struct wgf_llm_backend_options {
     uint32_t        q8_min_workgroups; /* gpu roles, act_q8: a quantized matvec gets the most rows per
                                   workgroup that still leave this many workgroups; 0 = 256 (tests
                                   set 1: many items per invocation on small matrices) */
+    uint32_t        q_min_workgroups; /* gpu roles, f32 activations: attn_output / ffn_down parts
+                                  take up to 4 rows per group while this many workgroups
+                                  remain; 0 = 200 (tests set 1: small matrices then take them) */
 };
 
 /* An on-device decoding request (wgf_llm_backend.decode): sample `max_ids` ids at most,

@@ -181,7 +181,8 @@ static void check_q8(struct wgf_t *t, wgf_ctx *ctx, const char *tag, struct wgf_
 
 /* The quantized file qp on the GPU plans against cpu-ref on its f32 twin fp.
  * every_plan: fused and ops too (else roles alone: each type's decoder in every role);
- * parts: roles again with 64 KiB bindings (row parts) */
+ * parts: roles again with 64 KiB bindings (row parts); and roles with a workgroup floor of 1,
+ * so the gemv parts take their type's most rows per group (q_cfg: up to 4) */
 static void check_files(struct wgf_t *t, wgf_ctx *ctx, const char *tag, const char *qp, const char *fp, bool every_plan,
                         bool parts)
 {
@@ -210,15 +211,19 @@ static void check_files(struct wgf_t *t, wgf_ctx *ctx, const char *tag, const ch
                                              &wgf_llm_backend_gpu_ops};
     /* 64 KiB bindings: the larger matrices of the test model in several row parts (each part
      * is its own pipeline, which lavapipe compiles at its first dispatch: a few, not dozens) */
-    const uint64_t binds[] = {0, 65536};
+    const uint64_t binds[] = {0, 65536, 0};
     for (size_t p = 0; p < (every_plan ? sizeof plans / sizeof plans[0] : 1); p++)
-        for (size_t bi = 0; bi < 2; bi++) {
-            if (bi > 0 && (p > 0 || !parts)) continue; /* the part split is the same code in every plan */
-            struct wgf_llm_backend_options go = {
-                .n_ctx = 32, .gpu = ctx, .weights_f32 = true, .max_binding_bytes = binds[bi]};
+        for (size_t bi = 0; bi < 3; bi++) {
+            if (bi > 0 && p > 0) continue;   /* the part split and the layout are the same code in every plan */
+            if (bi == 1 && !parts) continue;
+            struct wgf_llm_backend_options go = {.n_ctx             = 32,
+                                                 .gpu               = ctx,
+                                                 .weights_f32       = true,
+                                                 .max_binding_bytes = binds[bi],
+                                                 .q_min_workgroups  = bi == 2 ? 1 : 0};
             struct ids ids = {0};
             snprintf(nm, sizeof nm, "%s: %s%s quantized == cpu-ref f32 twin", tag, plans[p]->plan,
-                     binds[bi] ? " (row parts)" : "");
+                     bi == 1 ? " (row parts)" : bi == 2 ? " (gemv rows per group)" : "");
             if (run(plans[p], mq, &go, tok, got, &ids, &err) != WGF_OK) {
                 wgf_t_check(t, false, nm, "%s", err.msg);
                 continue;

@@ -57,6 +57,7 @@ enum { GR_ST_LIST(GR_ENUM) GR_SP_LIST(GR_ENUM) };
 #define GR_STEPS 16        /* decode steps per submit at most                               */
 #define GR_MAX_RUNS 4      /* row runs of one format a matrix may have (q, k, v + 1); more: float */
 #define GR_Q8_MIN_WG 256u /* --activations q8: workgroups a quantized matvec keeps (q_cfg)  */
+#define GR_Q_MIN_WG  200u /* f32 activations: workgroups a gemv part keeps with more rows per group (q_cfg) */
 #define GR_SUBMIT_S 0.05   /* the GPU time a decode submit aims at (steps adapt to the rate)  */
 #define GR_RING 3          /* submits in flight while decoding                              */
 #define GR_MAX_SPLIT 64    /* attention slices at most (the slice length grows with n_ctx)  */
@@ -173,6 +174,7 @@ struct gr {
     bool     xw; /* XW: norm-prologue matvecs hold x * g in workgroup memory (DIMP fits) */
     bool     qx8; /* ACT_Q8: quantized rows take int8-rounded activations (opt->act_q8)   */
     uint32_t q8_min_wg; /* qx8: workgroups q_cfg leaves a quantized matvec (GR_Q8_MIN_WG)    */
+    uint32_t q_min_wg;  /* f32 activations: workgroups q_cfg leaves a gemv part (GR_Q_MIN_WG) */
     uint64_t widen_left; /* bytes widened matrices may still add (gr_weights.c: ~1/32 of the model) */
     uint32_t qkv_s, gu_s;   /* prefill row strides of the QKV and gate/up outputs          */
     uint32_t split, n_split; /* attention slice length and count                           */

@@ -134,13 +134,36 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
  * 253 -> 401 tok/s with ~128 rows per workgroup of its large matrices, and a floor of 256
  * workgroups beat 64 / 128 / 512 on both Phi-3-mini and Qwen2.5-0.5B: 470 / 994 tok/s against
  * 456 / 954 at 128, bench/RESULTS.md; a small model's matrices never reach the floor and keep
- * one item per invocation) */
-static struct wgf_matvec_cfg q_cfg(uint32_t ni, uint32_t rows, bool paired, bool q8, uint32_t min_wg)
+ * one item per invocation).
+ * f32 activations, an unpaired matrix under 16384 rows (attn_output, ffn_down: the gemv roles,
+ * whose lanes read their item's 32 or 64 activations from memory, 128-256 bytes apart): the
+ * most rows per group, up to q_rpg_cap, that still leave min_wg workgroups, so one activation
+ * read serves several rows. On the H200 (bench/RESULTS.md, "gemv rows per group") 2 rows took
+ * Phi-3-mini's ffn_down Q4_K from 35.0 to 28.2 us and Q4_0 / Q8_0 decode +14%; Q6_K parts
+ * were slower with 2 (26.4 -> 27.3 us), and below ~200 workgroups (Qwen2.5-0.5B's attn_output
+ * at 56) the device runs short of rows in flight. */
+static uint32_t q_rpg_cap(uint32_t qt)
+{
+    switch (qt) {
+    case WGF_DT_Q4_0: case WGF_DT_Q4_1: case WGF_DT_Q5_0: case WGF_DT_Q5_1: case WGF_DT_Q8_0: return 4;
+    case WGF_DT_Q4_K: return 2;
+    default: return 1; /* Q6_K (measured), Q5_K (five chunks an item), Q2_K / Q3_K (decoded from memory) */
+    }
+}
+
+static struct wgf_matvec_cfg q_cfg(uint32_t qt, uint32_t ni, uint32_t rows, bool paired, bool q8, uint32_t min_wg,
+                                   uint32_t min_wg_rows)
 {
     uint32_t rpg = paired ? 2 : 1, loads = 2;
     if (rows >= 16384) rpg = 4, loads = 4;
     else if (rows < 4096) loads = 1;
     struct wgf_matvec_cfg c = wgf_matvec_cfg_pick(ni, rpg, loads, 0);
+    if (!q8 && !paired && rows < 16384) {
+        for (uint32_t r = q_rpg_cap(qt); r > 1; r /= 2) {
+            struct wgf_matvec_cfg t = wgf_matvec_cfg_pick(ni, r, r, 0);
+            if ((rows + t.gpw * t.rpg - 1) / (t.gpw * t.rpg) >= min_wg_rows) return t;
+        }
+    }
     if (!q8) return c;
     for (uint32_t tpr = 8; tpr < c.tpr; tpr *= 2) {
         struct wgf_matvec_cfg t = wgf_matvec_cfg_pick(ni, rpg, 8 * rpg, tpr);
@@ -236,7 +259,7 @@ static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, u
         if (tmpl.qt != GR_QT_F) {
             WGF_ASSERT(gr_qlayout((enum wgf_dtype)tmpl.qt, cols, &L));
             tmpl.kcs = (L.words + 3) / 4, tmpl.nu = L.nu, tmpl.ni = L.ni, tmpl.qa = L.qa, tmpl.qb = L.qb;
-            tmpl.cfg = q_cfg(L.ni, rows, paired, g->qx8, g->q8_min_wg);
+            tmpl.cfg = q_cfg(tmpl.qt, L.ni, rows, paired, g->qx8, g->q8_min_wg, g->q_min_wg);
             m->quant = true;
             /* lib_rows_q's int8 copy of the input (a word per 4 elements, d and the sum per 32)
              * beside the reductions' arrays (< 4 KiB) */
