@@ -136,12 +136,13 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
  * 456 / 954 at 128, bench/RESULTS.md; a small model's matrices never reach the floor and keep
  * one item per invocation).
  * f32 activations, an unpaired matrix under 16384 rows (attn_output, ffn_down: the gemv roles,
- * whose lanes read their item's 32 or 64 activations from memory, 128-256 bytes apart): the
- * most rows per group, up to q_rpg_cap, that still leave min_wg workgroups, so one activation
- * read serves several rows. On the H200 (bench/RESULTS.md, "gemv rows per group") 2 rows took
- * Phi-3-mini's ffn_down Q4_K from 35.0 to 28.2 us and Q4_0 / Q8_0 decode +14%; Q6_K parts
- * were slower with 2 (26.4 -> 27.3 us), and below ~200 workgroups (Qwen2.5-0.5B's attn_output
- * at 56) the device runs short of rows in flight. */
+ * whose lanes read their item's 32 or 64 activations from memory, 128-256 bytes apart; and a
+ * small vocabulary's lm_head): the most rows per group, up to q_rpg_cap, that still leave
+ * min_wg workgroups, so one activation read serves several rows. On the H200
+ * (bench/RESULTS.md, "Sixth cut: the gemv roles take several rows per group") 2 rows took
+ * Phi-3-mini's ffn_down Q4_K from 35.0 to 28.2 us, and 4 rows Phi-3-mini Q4_0 / Q8_0 decode
+ * +19%; Q6_K parts were slower with 2 (26.4 -> 27.3 us), and below ~200 workgroups
+ * (Qwen2.5-0.5B's attn_output at 56) the device runs short of rows in flight. */
 static uint32_t q_rpg_cap(uint32_t qt)
 {
     switch (qt) {
