@@ -30,16 +30,25 @@
 # measured 1.43 ms/token over 64 tokens and 1.79 over 512), SHAPE (qwen2.5-0.5b), WEIGHTS ("f16 f32"),
 # SHAPES_BSTAR ("qwen2.5-0.5b qwen2.5-1.5b"), TABLE (1: run advise --table; 0: skip), AUTOTUNE
 # (1; 0: skip the --autotune steps), WEIGHTS="" skips the LLM plans,
-# QUICK (empty; "--quick" for a CPU adapter), WGF_GIT_COMMIT. On lavapipe with few cores set
-# LP_NUM_THREADS=1 (recorded in env.txt): one device thread beside the host's, as a GPU sits
-# beside its host; with both of a 2-core VM's cores shared, the same plan measured up to 1.9x
-# apart within one run.
+# QUICK (empty; "--quick" for a CPU adapter), WGF_GIT_COMMIT, CPUS (empty; a CPU list for
+# taskset, e.g. CPUS=1: the whole run, every process and thread, on those cores).
+# On lavapipe in a small VM: CPUS=1 LP_NUM_THREADS=0 (recorded in env.txt), lavapipe running
+# each dispatch on its queue thread on the one core the host shares with it (the host blocks
+# in its waits on a CPU adapter). With the threads free to move over a 2-core VM's two vCPUs
+# the same CartPole per-step generation measured 21 to 37 ms in consecutive processes; on one
+# core with LP_NUM_THREADS=0 two runs agreed within 2% (bench/RESULTS.md, the advisor's seventh
+# cut). The sixth cut's setting, LP_NUM_THREADS=1 on two cores, measured the same plan up to
+# 1.9x apart with both lavapipe threads.
 # Raw files in OUTDIR: env.txt, status.txt, logs/<step>.txt (every command's whole output),
 # results.jsonl (the last JSON line of each single-line step), sim_L<L>_<evolve>.json (sim
 # bench's JSON), calibration.json, advise2_table.txt/.json.
 # Budget on an H200 (estimated): calibration 2 s, sims ~2 min, the two dials ~3 min, B* ~1 min,
 # table ~1 min: under 8 minutes.
 set -u
+if [ -n "${CPUS:-}" ] && [ -z "${WGF_ADVISE2_PINNED:-}" ]; then
+  command -v taskset >/dev/null || { echo "h200_advise2: CPUS=$CPUS needs taskset (util-linux)" >&2; exit 1; }
+  WGF_ADVISE2_PINNED=1 exec taskset -c "$CPUS" "$0" "$@"
+fi
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$ROOT/bench/results/advise2-$(hostname)-$(date -u +%Y%m%dT%H%M%SZ)}"
 PY="${PYTHON:-python3}"
@@ -64,7 +73,7 @@ unset WGFUSE_CALIBRATION
   steps_env "$WG" "$PY"
   echo "POP=$POP LENGTHS=$LENGTHS GENS=${GENS:-per length} GEN_STEPS=$GEN_STEPS SRUNS=$SRUNS N=$N RUNS=$RUNS P=$P SHAPE=$SHAPE WEIGHTS=$WEIGHTS"
   echo "SHAPES_BSTAR=$SHAPES_BSTAR TABLE=$TABLE QUICK=$QUICK AUTOTUNE=$AUTOTUNE LP_NUM_THREADS=${LP_NUM_THREADS:-unset}"
-  echo "load average: $(cat /proc/loadavg 2>/dev/null)"; echo "cpus: $(nproc)"
+  echo "load average: $(cat /proc/loadavg 2>/dev/null)"; echo "cpus: $(nproc) (CPUS=${CPUS:-unset}: $(taskset -pc $$ 2>/dev/null))"
 } > "$OUT/env.txt"
 T0=$(date +%s)
 

@@ -133,6 +133,9 @@ bool            wgf_ctx_lost(const wgf_ctx *ctx);
 const char     *wgf_ctx_lib_path(const wgf_ctx *ctx);
 /* Wait until all submitted work is done (and surface any captured error). */
 enum wgf_status wgf_ctx_wait(wgf_ctx *ctx);
+/* true: waits block in wgpuInstanceWaitAny (a CPU adapter, whose device threads share the
+ * host's cores); false: they poll, as on a GPU */
+bool            wgf_ctx_waits_block(const wgf_ctx *ctx);
 /* Dawn-only hooks for fault tests; WGF_ERR_UNSUPPORTED when the library lacks them. */
 enum wgf_status wgf_ctx_force_loss(wgf_ctx *ctx, const char *why);
 enum wgf_status wgf_ctx_inject_validation_error(wgf_ctx *ctx, const char *msg);

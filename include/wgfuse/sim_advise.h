@@ -63,6 +63,8 @@ struct wgf_sim_probe {
     double wide_knee;      /* fused-wide: steps up to which wide_step_us holds; 0: every step */
     double wide_tail_us;   /* fused-wide: each step past wide_knee (few groups still running) */
     double evolve_us[3];   /* [enum wgf_sim_evolve]: thread, wide, split; -1: cannot run here */
+    double chunk_first_us; /* pass A's per-step dispatch, every lane of every group alive; on a
+                              CPU adapter chunk_us is A'' (after the lanes diverge), else this */
     double dead_us;        /* an episode dispatch after every episode ended (measured; used
                               on a CPU adapter, where it costs far less than a live one; a
                               GPU's composition keeps chunk_us - step_us)                     */

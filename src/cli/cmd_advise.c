@@ -220,6 +220,7 @@ static json_t *probe_json(const struct wgf_sim_probe *p)
                              "gpu_short_us", p->gpu_short_us, "gpu_long_us", p->gpu_long_us);
     if (o) json_object_set_new(o, "pass_us", json_real(p->pass_us));
     if (o) json_object_set_new(o, "dead_us", json_real(p->dead_us));
+    if (o) json_object_set_new(o, "chunk_first_us", json_real(p->chunk_first_us));
     if (o && host) json_object_set_new(o, "host_generations", host);
     else json_decref(host);
     return o;

@@ -200,12 +200,12 @@ enum wgf_status wgf__readback(wgf_ctx *ctx, WGPUBuffer src, uint64_t offset, voi
         if (!r) return wgf__fail(ctx, WGF_ERR_NOMEM, "read-back of %s: out of host memory", what);
         atomic_init(&r->done, false);
         WGPUBufferMapCallbackInfo mcb = {NULL, WGPUCallbackMode_AllowProcessEvents, wgf__on_map, r, NULL};
-        ctx->p.BufferMapAsync(ctx->staging, WGPUMapMode_Read, 0, (size_t)chunk, mcb);
+        WGPUFuture f = ctx->p.BufferMapAsync(ctx->staging, WGPUMapMode_Read, 0, (size_t)chunk, mcb);
         char wait_what[200];
         snprintf(wait_what, sizeof wait_what, "read-back of %s", what);
         /* wait for the map itself (a captured error must not leave the staging buffer
          * mapped, or every later read-back would fail) */
-        s = wgf__wait_instance(ctx->instance, &ctx->p, &r->done, ctx->timeout_ns, wait_what, &ctx->err);
+        s = wgf__wait_future(ctx, f, &r->done, wait_what);
         if (s != WGF_OK) { /* still pending: drop the staging buffer, the next read makes one */
             wgf__req_end(&ctx->parked, r, atomic_load(&r->done));
             WGF_RELEASE(ctx, Buffer, ctx->staging);
@@ -253,7 +253,7 @@ enum wgf_status wgf_buffer_map_begin(wgf_ctx *ctx, wgf_buffer *buf)
     atomic_init(&r->done, false);
     buf->map_req                  = r;
     WGPUBufferMapCallbackInfo mcb = {NULL, WGPUCallbackMode_AllowProcessEvents, wgf__on_map, r, NULL};
-    ctx->p.BufferMapAsync(buf->h, WGPUMapMode_Read, 0, (size_t)buf->alloc_size, mcb);
+    r->future = ctx->p.BufferMapAsync(buf->h, WGPUMapMode_Read, 0, (size_t)buf->alloc_size, mcb);
     return WGF_OK;
 }
 
@@ -264,7 +264,7 @@ enum wgf_status wgf_buffer_map_end(wgf_ctx *ctx, wgf_buffer *buf, void *dst, siz
     if (n > buf->size) return wgf__fail(ctx, WGF_ERR_ARG, "map of buffer '%s': %zu bytes > its size", buf->label, n);
     char what[160];
     snprintf(what, sizeof what, "read-back of buffer '%s'", buf->label);
-    enum wgf_status s = wgf__wait_instance(ctx->instance, &ctx->p, &r->done, ctx->timeout_ns, what, &ctx->err);
+    enum wgf_status s = wgf__wait_future(ctx, r->future, &r->done, what);
     buf->map_req      = NULL;
     if (s != WGF_OK) { /* still pending: park the target; the buffer cannot be reused */
         wgf__req_end(&ctx->parked, r, atomic_load(&r->done));

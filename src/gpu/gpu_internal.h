@@ -47,6 +47,7 @@ struct wgf_buffer {
 /* A mapAsync in flight (buffer.c); heap-allocated, parked if abandoned (see below). */
 struct wgf__map_req {
     atomic_bool        done;
+    WGPUFuture         future; /* what wgf__wait_future blocks on                     */
     WGPUMapAsyncStatus status;
     char               msg[256];
 };
@@ -99,6 +100,8 @@ struct wgf_ctx {
     struct wgf_adapter_desc desc;
     struct wgf_limits      limits;     /* the device's limits (= the adapter's)          */
     uint64_t               timeout_ns;
+    bool                   timed_wait; /* the instance has timed WaitAny (make_instance)  */
+    bool                   block_waits; /* waits block in WaitAny, not poll (a CPU adapter) */
     struct wgf_err         err;        /* last failure                                   */
 
     /* asynchronous reports from callbacks, surfaced by the next waiting call */
@@ -144,6 +147,9 @@ void wgf__limits_from_wgpu(const WGPULimits *l, struct wgf_limits *out);
 enum wgf_status wgf__wait(wgf_ctx *ctx, atomic_bool *done, const char *what);
 enum wgf_status wgf__wait_instance(WGPUInstance inst, const struct wgf__procs *p, atomic_bool *done,
                                    uint64_t timeout_ns, const char *what, struct wgf_err *err);
+/* Wait for `done`, set by the callback of the operation whose future is f: as
+ * wgf__wait_instance, but on a CPU adapter (ctx->block_waits) blocked in wgpuInstanceWaitAny. */
+enum wgf_status wgf__wait_future(wgf_ctx *ctx, WGPUFuture f, atomic_bool *done, const char *what);
 /* Fail fast when the device is lost or an uncaptured error is pending. */
 enum wgf_status wgf__check(wgf_ctx *ctx);
 /* Error scopes: push validation+OOM (+internal); pop returns the first error, as

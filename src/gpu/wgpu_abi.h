@@ -188,6 +188,13 @@ typedef struct WGPUUncapturedErrorCallbackInfo {
 
 /* ---- structs ------------------------------------------------------------------------------- */
 typedef struct WGPUFuture { uint64_t id; } WGPUFuture;
+typedef struct WGPUFutureWaitInfo {
+    WGPUFuture future;
+    WGPUBool   completed;
+} WGPUFutureWaitInfo;
+typedef enum WGPUWaitStatus {
+    WGPUWaitStatus_Success = 1, WGPUWaitStatus_TimedOut = 2, WGPUWaitStatus_Force32 = 0x7FFFFFFF
+} WGPUWaitStatus;
 
 typedef struct WGPUInstanceCapabilities {
     WGPUChainedStruct *nextInChain;
@@ -439,8 +446,10 @@ typedef struct WGPUQuerySetDescriptor {
     X(QuerySetDestroy, void, (WGPUQuerySet))                                                                      \
     X(QuerySetRelease, void, (WGPUQuerySet))
 
-/* Dawn extensions used only by fault-injection tests. */
+/* Dawn extensions used only by fault-injection tests; InstanceWaitAny (a CPU adapter's
+ * blocking wait, wgf__wait_future). */
 #define WGF_WGPU_OPTIONAL_PROCS(X)                                                                                \
+    X(InstanceWaitAny, WGPUWaitStatus, (WGPUInstance, size_t, WGPUFutureWaitInfo *, uint64_t))                    \
     X(DeviceForceLoss, void, (WGPUDevice, WGPUDeviceLostReason, WGPUStringView))                                  \
     X(DeviceInjectError, void, (WGPUDevice, WGPUErrorType, WGPUStringView))
 

@@ -277,6 +277,7 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
     if (s == WGF_OK) {
         out->reset_us          = ns[0] * 1e-3;
         out->chunk_us          = ns[1] * 1e-3 / all.n_chunks;
+        out->chunk_first_us    = out->chunk_us;
         out->evolve_us[WGF_SIM_EVOLVE_SPLIT] = ns[2] * 1e-3;
     }
     /* A': PROBE_DEAD more per-step dispatches after A's last: every episode has reached
@@ -288,19 +289,24 @@ enum wgf_status wgf_sim_probe_run(wgf_ctx *ctx, const struct wgf_sim_config *bas
     if (s == WGF_OK && seq) s = gpu_parts(a, dead, pass, ns, err);
     if (s == WGF_OK && seq) out->dead_us = ns[1] * 1e-3 / PROBE_DEAD;
     /* A'' on a CPU adapter: a live per-step dispatch once the lanes of a SIMD group diverge
-     * (some episodes ended). An episode of PROBE_N per-step dispatches against A's first
-     * PROBE_STEPS: the dead share taken off, the rest over the group-steps run between. On
-     * lavapipe these cost ~340 us where A's ran ~206, and sim bench's per-step generations
-     * at 500 steps implied ~400: chunk_us becomes this one there. */
+     * (some episodes ended: the group runs both sides of its branches). An episode of
+     * PROBE_LONG per-step dispatches against A's first PROBE_STEPS: the dead share taken off,
+     * the rest over the group-steps run between. chunk_us becomes this one. On lavapipe (one
+     * core, LP_NUM_THREADS=0, blocking waits) the live group-step that sim bench's per-step
+     * generations imply costs ~205 us at 10 steps, ~240 at 100, ~190 at 500; this probe gives
+     * 186-205 and A's first steps 188-203. An episode of PROBE_N steps measured the divergent
+     * phase alone (352 us with the host polling on the other core, per-step at 500 steps then
+     * +27-39%); one of the asked length with the probe's random policies gave what this one
+     * does at 100 steps (bench/RESULTS.md, the advisor's seventh cut). */
     if (s == WGF_OK && seq && !out->resident) {
         wgf_sim        *c     = NULL;
         double          nc[3] = {0, 0, 0}, T = 0;
-        struct probe_rec ep   = {1, false, PROBE_N};
-        s = make(ctx, base, WGF_SIM_PER_STEP, 1, PROBE_N, WGF_SIM_EVOLVE_SPLIT, &c, err);
+        struct probe_rec ep   = {1, false, PROBE_LONG};
+        s = make(ctx, base, WGF_SIM_PER_STEP, 1, PROBE_LONG, WGF_SIM_EVOLVE_SPLIT, &c, err);
         if (s == WGF_OK) s = gpu_parts(c, ep, pass, nc, err);
         if (s == WGF_OK) s = ran(c, false, &T, err);
         wgf_sim_free(c);
-        double dead_ns = out->dead_us * 1e3, rest = nc[1] - c8 - (PROBE_N - PROBE_STEPS) * dead_ns;
+        double dead_ns = out->dead_us * 1e3, rest = nc[1] - c8 - (PROBE_LONG - PROBE_STEPS) * dead_ns;
         if (s == WGF_OK && T > PROBE_STEPS + 1 && rest > 0)
             out->chunk_us = (dead_ns + rest / (T - PROBE_STEPS)) * 1e-3;
     }

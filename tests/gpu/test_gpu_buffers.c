@@ -1,5 +1,8 @@
 /* Runtime: buffer round trips of random data at several sizes (incl. a non-multiple of 4
- * and one above 1 MiB), partial ranges, alignment and range errors, fill. */
+ * and one above 1 MiB), partial ranges, alignment and range errors, fill. On a CPU adapter
+ * (lavapipe in CI) the waits block in wgpuInstanceWaitAny, so every read-back here goes
+ * through that path; a short timeout still ends a wait with WGF_ERR_TIMEOUT there
+ * (test_gpu_fault_sweep's 1 ms fitness read). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,9 @@ int main(void)
     struct wgf_t t = {0};
     wgf_ctx *ctx = wgf_t_gpu(&t);
     if (!ctx) return wgf_t_finish(&t);
+    bool cpu = !strcmp(wgf_ctx_adapter(ctx)->type, "cpu");
+    wgf_t_check(&t, wgf_ctx_waits_block(ctx) == cpu, "waits block on a CPU adapter, poll on a GPU",
+                "adapter type %s, waits %s", wgf_ctx_adapter(ctx)->type, wgf_ctx_waits_block(ctx) ? "block" : "poll");
     struct wgf_rng r;
     wgf_rng_seed(&r, 1234);
     const size_t sizes[] = {4, 7, 1001, 65536, (3u << 19) + 3 /* 1.5 MiB + 3 */};

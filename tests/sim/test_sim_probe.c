@@ -63,6 +63,9 @@ int main(void)
     wgf_t_check(&t, isfinite(p.dead_us) && (cpu ? p.dead_us >= 0 : p.dead_us > 0),
                 "a dispatch after the episodes ended: measured, finite (a GPU: positive)",
                 "dead %g us (chunk %g)", p.dead_us, p.chunk_us);
+    wgf_t_check(&t, p.chunk_first_us > 0 && isfinite(p.chunk_first_us) && (cpu || p.chunk_first_us == p.chunk_us),
+                "the first steps' dispatch: measured; a GPU's chunk_us is it", "first %g us, chunk %g on a %s adapter",
+                p.chunk_first_us, p.chunk_us, wgf_ctx_adapter(ctx)->type);
 
     /* the composition on a synthetic probe */
     struct wgf_sim_probe syn = {.ok = true, .resident = true, .reset_us = 3, .chunk_us = 10, .step_us = 2, .wide_us = 5,
