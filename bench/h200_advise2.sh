@@ -36,9 +36,11 @@
 # each dispatch on its queue thread on the one core the host shares with it (the host blocks
 # in its waits on a CPU adapter). With the threads free to move over a 2-core VM's two vCPUs
 # the same CartPole per-step generation measured 21 to 37 ms in consecutive processes; on one
-# core with LP_NUM_THREADS=0 two runs agreed within 2% (bench/RESULTS.md, the advisor's seventh
+# core with LP_NUM_THREADS=0 two runs agreed within 2.5% (bench/RESULTS.md, the advisor's seventh
 # cut). The sixth cut's setting, LP_NUM_THREADS=1 on two cores, measured the same plan up to
-# 1.9x apart with both lavapipe threads.
+# 1.9x apart with both lavapipe threads. A shared VM still has slow spells of tens of seconds:
+# run the script twice and compare with `bench/advise_compare2.py --best-of OUT1 OUT2 --out F`
+# (per plan the least of each side over the passes).
 # Raw files in OUTDIR: env.txt, status.txt, logs/<step>.txt (every command's whole output),
 # results.jsonl (the last JSON line of each single-line step), sim_L<L>_<evolve>.json (sim
 # bench's JSON), calibration.json, advise2_table.txt/.json.
