@@ -392,11 +392,6 @@ fn q6_word(la: u32, lb: u32, qh: u32, x0: vec4<f32>, x1: vec4<f32>, x2: vec4<f32
     return vec4<f32>(dot(qf4(q1, 32.0), x0), dot(qf4(q2, 32.0), x1), dot(qf4(q3, 32.0), x2), dot(qf4(q4, 32.0), x3));
 }
 
-// xl: groups 0 (a..d) and 1 (e..h); xh: groups 2 and 3
-fn q6_row(la: vec4<u32>, lb: vec4<u32>, qh: vec4<u32>, xl: QX8, xh: QX8) -> vec4<f32> {
-    return q6_word(la.x, lb.x, qh.x, xl.a, xl.e, xh.a, xh.e) + q6_word(la.y, lb.y, qh.y, xl.b, xl.f, xh.b, xh.f) +
-           q6_word(la.z, lb.z, qh.z, xl.c, xl.g, xh.c, xh.g) + q6_word(la.w, lb.w, qh.w, xl.d, xl.h, xh.d, xh.h);
-}
 
 // the RPG rows' dot products over item t (raw / aux: its words, loaded by qitem_load)
 fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>,
@@ -422,7 +417,9 @@ fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG 
             let d = unpack2x16float((*aux)[j].x);
             acc[j] = select(d.x, d.y, t % 2u == 1u) * q8_row((*raw)[j * QIC], (*raw)[j * QIC + 1u], xv);
         }
-    } else if (QT == QT_Q4_K || QT == QT_Q5_K) {
+    } else if (QT == QT_Q4_K) {
+        return qk4_dot(t, raw);
+    } else if (QT == QT_Q5_K) {
         let xl = qx8(16u * t);      // sub-block 2 jj: the low nibbles
         let xh = qx8(16u * t + 8u); // sub-block 2 jj + 1: the high nibbles
         let xs = vec2<f32>(qx8sum(xl), qx8sum(xh));
@@ -441,21 +438,7 @@ fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG 
             acc[j] = dd.x * dot(sm.xy, s) - dd.y * dot(sm.zw, xs);
         }
     } else if (QT == QT_Q6_K) {
-        let x0 = 64u * (t / 4u) + 32u * ((t / 2u) % 2u) + 4u * (t % 2u);
-        // groups g = 0..3 of 16 elements at x0 + 8 g: two QX8 hold (g0, g1) and (g2, g3)
-        let xl = QX8(xin(x0), xin(x0 + 1u), xin(x0 + 2u), xin(x0 + 3u), xin(x0 + 8u), xin(x0 + 9u), xin(x0 + 10u),
-                     xin(x0 + 11u));
-        let xh = QX8(xin(x0 + 16u), xin(x0 + 17u), xin(x0 + 18u), xin(x0 + 19u), xin(x0 + 24u), xin(x0 + 25u),
-                     xin(x0 + 26u), xin(x0 + 27u));
-        let b = 8u * (t % 2u);
-        for (var j = 0u; j < RPG; j++) {
-            let a = (*aux)[j];
-            // scales sc[8 h + i + 2 g], g = 0..3: bytes i, i + 2 of words 2 h, 2 h + 1
-            let sc = vec4<f32>(qs4((a.y >> b) & 0x00FF00FFu).xz, qs4((a.z >> b) & 0x00FF00FFu).xz);
-            let d  = unpack2x16float(a.x);
-            let s  = q6_row((*raw)[j * QIC], (*raw)[j * QIC + 1u], (*raw)[j * QIC + 2u], xl, xh);
-            acc[j] = select(d.x, d.y, (t / 4u) % 2u == 1u) * dot(s, sc);
-        }
+        return q6_dot(t, raw, aux);
     } else {
         // Q4_0, Q4_1, Q5_0, Q5_1
         let xv = qx8(8u * t);
@@ -470,6 +453,104 @@ fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG 
                 acc[j] = select(d.x, d.y, t % 2u == 1u) * s;
             }
         }
+    }
+    return acc;
+}
+
+// ---- Q4_K / Q6_K: streamed dots ------------------------------------------------------------
+// The K types' items are 64 elements (16 activation vec4) with RPG rows of 3 chunks each. Held
+// all at once (two QX8 of activations beside the rows' words, as the other types do) that is
+// more registers than the device can give many invocations, so these dots take the item one
+// code word at a time: word k's activation vec4 are read, dotted with word k of every row,
+// and dropped. On the H200 this took Phi-3-mini Q4_K_M from 314 to 344 tok/s, and it made
+// three items per invocation pay (q_cfg; bench/RESULTS.md, "Eighth cut").
+
+// component c of chunk w of every row's item (rows past RPG: 0)
+fn qrows_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, w: u32, c: u32) -> vec4<u32> {
+    var v = vec4<u32>(0u);
+    for (var j = 0u; j < RPG; j++) {
+        v[j] = (*raw)[j * QIC + w][c];
+    }
+    return v;
+}
+
+// Q4_K word k of the item at activation vec4 b (chunk w, component c of every row): low nibbles
+// (sub-block 2 jj) with x[b + k], high (2 jj + 1) with x[b + 8 + k], into the rows' sub-block
+// sums sl, sh; xl, xh sum the activations for the minimums
+fn qk4_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, b: u32, k: u32, w: u32, c: u32, sl: ptr<function, vec4<f32>>,
+            sh: ptr<function, vec4<f32>>, xl: ptr<function, vec4<f32>>, xh: ptr<function, vec4<f32>>) {
+    let xa = xin(b + k);
+    let xb = xin(b + 8u + k);
+    *xl += xa;
+    *xh += xb;
+    let v = qrows_word(raw, w, c);
+    for (var j = 0u; j < RPG; j++) {
+        (*sl)[j] += dot(qf4(v[j] & M4, 0.0), xa);
+        (*sh)[j] += dot(qf4((v[j] >> 4u) & M4, 0.0), xb);
+    }
+}
+
+// Q4_K item t (sub-blocks 2 jj, 2 jj + 1 of block t / 4, jj = t % 4): words 0..3 in chunk 1,
+// 4..7 in chunk 2; word k holds elements 4 k .. 4 k + 4 of both sub-blocks. Written out word
+// by word: a loop over k would index raw by its counter (see rows_run).
+fn qk4_dot(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>) -> vec4<f32> {
+    let b  = 16u * t;
+    var sl = vec4<f32>(0.0);
+    var sh = vec4<f32>(0.0);
+    var xl = vec4<f32>(0.0);
+    var xh = vec4<f32>(0.0);
+    qk4_word(raw, b, 0u, 1u, 0u, &sl, &sh, &xl, &xh);
+    qk4_word(raw, b, 1u, 1u, 1u, &sl, &sh, &xl, &xh);
+    qk4_word(raw, b, 2u, 1u, 2u, &sl, &sh, &xl, &xh);
+    qk4_word(raw, b, 3u, 1u, 3u, &sl, &sh, &xl, &xh);
+    qk4_word(raw, b, 4u, 2u, 0u, &sl, &sh, &xl, &xh);
+    qk4_word(raw, b, 5u, 2u, 1u, &sl, &sh, &xl, &xh);
+    qk4_word(raw, b, 6u, 2u, 2u, &sl, &sh, &xl, &xh);
+    qk4_word(raw, b, 7u, 2u, 3u, &sl, &sh, &xl, &xh);
+    let sx = vec2<f32>(dot(xl, vec4<f32>(1.0)), dot(xh, vec4<f32>(1.0)));
+    var acc = vec4<f32>(0.0);
+    for (var j = 0u; j < RPG; j++) {
+        let hd = (*raw)[j * QIC];
+        let dd = unpack2x16float(hd.x);
+        let sm = qsm_k4(hd, t % 4u);
+        acc[j] = dd.x * (sm.x * sl[j] + sm.y * sh[j]) - dd.y * dot(sm.zw, sx);
+    }
+    return acc;
+}
+
+// Q6_K word k of every row (ql[l..], ql[l + 32..], qh[l..]: chunks 0, 1, 2, component k):
+// elements 4 k .. of the item's 4 groups of 16, group g's at activation vec4 x0 + k + 8 g, into
+// the rows' group sums
+fn q6_words(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, x0: u32, k: u32, s: ptr<function, array<vec4<f32>, 4>>) {
+    let xa = xin(x0 + k);
+    let xb = xin(x0 + 8u + k);
+    let xc = xin(x0 + 16u + k);
+    let xd = xin(x0 + 24u + k);
+    let la = qrows_word(raw, 0u, k);
+    let lb = qrows_word(raw, 1u, k);
+    let qh = qrows_word(raw, 2u, k);
+    for (var j = 0u; j < RPG; j++) {
+        (*s)[j] += q6_word(la[j], lb[j], qh[j], xa, xb, xc, xd);
+    }
+}
+
+// Q6_K item t, word by word as qk4_dot
+fn q6_dot(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<function, array<vec4<u32>, RPG>>)
+    -> vec4<f32> {
+    let x0 = 64u * (t / 4u) + 32u * ((t / 2u) % 2u) + 4u * (t % 2u);
+    var s: array<vec4<f32>, 4>;
+    q6_words(raw, x0, 0u, &s);
+    q6_words(raw, x0, 1u, &s);
+    q6_words(raw, x0, 2u, &s);
+    q6_words(raw, x0, 3u, &s);
+    let b = 8u * (t % 2u);
+    var acc = vec4<f32>(0.0);
+    for (var j = 0u; j < RPG; j++) {
+        // scales sc[8 h + i + 2 g], g = 0..3: bytes i, i + 2 of words 2 h, 2 h + 1
+        let a  = (*aux)[j];
+        let sc = vec4<f32>(qs4((a.y >> b) & 0x00FF00FFu).xz, qs4((a.z >> b) & 0x00FF00FFu).xz);
+        let d  = unpack2x16float(a.x);
+        acc[j] = select(d.x, d.y, (t / 4u) % 2u == 1u) * dot(s[j], sc);
     }
     return acc;
 }

@@ -141,16 +141,26 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
  * min_wg workgroups, so one activation read serves several rows. On the H200
  * (bench/RESULTS.md, "Sixth cut: the gemv roles take several rows per group") 2 rows took
  * Phi-3-mini's ffn_down Q4_K from 35.0 to 28.2 us, and 4 rows Phi-3-mini Q4_0 / Q8_0 decode
- * +19%; Q6_K parts were slower with 2 (26.4 -> 27.3 us), and below ~200 workgroups
- * (Qwen2.5-0.5B's attn_output at 56) the device runs short of rows in flight. */
+ * +19%; Q6_K parts were slower with 2 (26.4 -> 27.3 us; before the streamed dots), and below ~200 workgroups
+ * (Qwen2.5-0.5B's attn_output at 56) the device runs short of rows in flight.
+ * Q4_K / Q6_K, f32 activations (lib_rows_q's streamed dots, which hold one code word's
+ * activations at a time): the norm-prologue roles (attn_qkv, ffn_gate_up: paired; lm_head: 2
+ * rows) take up to GR_QK_ITEMS items per invocation, so a workgroup owns 2-3x the rows and
+ * amortises its x * g copy, while that still leaves min_wg workgroups; in the gemv roles Q4_K
+ * takes up to 4 rows, Q6_K 2 rows of 2 items. On the H200 (bench/RESULTS.md, "Eighth cut")
+ * these took Phi-3-mini Q4_K_M from 344 (streamed dots, one item) to 382 tok/s: attn_qkv Q4_K
+ * 28.1 -> 24.7 us, lm_head Q6_K 88.4 -> 60.2, ffn_gate_up 36.3 -> 30.5 (-32.8 at 4 rows),
+ * ffn_down Q6_K 26.5 -> 24.0. */
 static uint32_t q_rpg_cap(uint32_t qt)
 {
     switch (qt) {
-    case WGF_DT_Q4_0: case WGF_DT_Q4_1: case WGF_DT_Q5_0: case WGF_DT_Q5_1: case WGF_DT_Q8_0: return 4;
-    case WGF_DT_Q4_K: return 2;
-    default: return 1; /* Q6_K (measured), Q5_K (five chunks an item), Q2_K / Q3_K (decoded from memory) */
+    case WGF_DT_Q4_0: case WGF_DT_Q4_1: case WGF_DT_Q5_0: case WGF_DT_Q5_1: case WGF_DT_Q8_0: case WGF_DT_Q4_K: return 4;
+    case WGF_DT_Q6_K: return 2;
+    default: return 1; /* Q5_K (five chunks an item), Q2_K / Q3_K (decoded from memory) */
     }
 }
+
+static uint32_t cfg_groups(struct wgf_matvec_cfg c, uint32_t rows) { return (rows + c.gpw * c.rpg - 1) / (c.gpw * c.rpg); }
 
 static struct wgf_matvec_cfg q_cfg(uint32_t qt, uint32_t ni, uint32_t rows, bool paired, bool q8, uint32_t min_wg,
                                    uint32_t min_wg_rows)
@@ -158,17 +168,23 @@ static struct wgf_matvec_cfg q_cfg(uint32_t qt, uint32_t ni, uint32_t rows, bool
     uint32_t rpg = paired ? 2 : 1, loads = 2;
     if (rows >= 16384) rpg = 4, loads = 4;
     else if (rows < 4096) loads = 1;
-    struct wgf_matvec_cfg c = wgf_matvec_cfg_pick(ni, rpg, loads, 0);
+    struct wgf_matvec_cfg c  = wgf_matvec_cfg_pick(ni, rpg, loads, 0);
+    bool                  kq = qt == WGF_DT_Q4_K || qt == WGF_DT_Q6_K;
+    if (!q8 && kq && (paired || rows >= 16384)) {
+        uint32_t              r = paired ? rpg : 2;
+        struct wgf_matvec_cfg t = wgf_matvec_cfg_pick(ni, r, r * GR_QK_ITEMS, 0);
+        if (cfg_groups(t, rows) >= min_wg_rows) return t;
+    }
     if (!q8 && !paired && rows < 16384) {
         for (uint32_t r = q_rpg_cap(qt); r > 1; r /= 2) {
-            struct wgf_matvec_cfg t = wgf_matvec_cfg_pick(ni, r, r, 0);
-            if ((rows + t.gpw * t.rpg - 1) / (t.gpw * t.rpg) >= min_wg_rows) return t;
+            struct wgf_matvec_cfg t = wgf_matvec_cfg_pick(ni, r, r * (qt == WGF_DT_Q6_K ? 2 : 1), 0);
+            if (cfg_groups(t, rows) >= min_wg_rows) return t;
         }
     }
     if (!q8) return c;
     for (uint32_t tpr = 8; tpr < c.tpr; tpr *= 2) {
         struct wgf_matvec_cfg t = wgf_matvec_cfg_pick(ni, rpg, 8 * rpg, tpr);
-        if (t.nit <= 8 && (rows + t.gpw * t.rpg - 1) / (t.gpw * t.rpg) >= min_wg) return t;
+        if (t.nit <= 8 && cfg_groups(t, rows) >= min_wg) return t;
     }
     return c;
 }
