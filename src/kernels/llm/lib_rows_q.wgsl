@@ -4,14 +4,16 @@
 //       format whose bits one invocation uses whole: a block of Q4_0..Q8_0 (32), a pair of
 //       sub-blocks of Q4_K / Q5_K (64: the low and high nibbles of 32 bytes), a quarter of a
 //       Q6_K half (64: 16 bytes of low bits twice and 16 of high bits serve 4 groups of 16).
-//       Invocation `lane` takes items lane, lane + TPR, ... (NIT of them; q_cfg picks NIT 1
-//       where it can): the raw words of the first item's RPG rows are loaded, then xprep(li),
-//       then per item the activations are read once (xin, into named fields: every index is
-//       static whether or not the driver unrolls) and each row's codes are dotted with them:
-//       the codes become floats exactly (qf4: the f32 whose mantissa holds the byte, minus
-//       2^23 and the type's offset, an add where a convert would be a quarter-rate
-//       instruction), the sums are taken per sub-block and scaled once, the minimums apply to
-//       the sub-block's sum of activations (d (q - z) x summed = d (sum q x - z sum x)).
+//       Invocation `lane` takes items lane, lane + TPR, ... (NIT of them; q_cfg picks 1 to 3):
+//       the raw words of the first item's RPG rows are loaded, then xprep(li), then per item
+//       the activations are read once (xin, into named fields: every index is static whether
+//       or not the driver unrolls) and each row's codes are dotted with them: the codes become
+//       floats exactly (qf4: the f32 whose mantissa holds the byte, minus 2^23 and the type's
+//       offset, an add where a convert would be a quarter-rate instruction), the sums are
+//       taken per sub-block and scaled once, the minimums apply to the sub-block's sum of
+//       activations (d (q - z) x summed = d (sum q x - z sum x)). Q4_K and Q6_K stream their
+//       items one code word at a time instead, the codes as f16 pairs (qfold_dot; the section
+//       at the end of this file).
 //       Q2_K / Q3_K, whose blocks are not chunk aligned, take 32-element units through
 //       lib_qblock's qunit.
 //   Floating-point order differs from cpu-ref's element loop (scale once per sub-block):
@@ -392,7 +394,6 @@ fn q6_word(la: u32, lb: u32, qh: u32, x0: vec4<f32>, x1: vec4<f32>, x2: vec4<f32
     return vec4<f32>(dot(qf4(q1, 32.0), x0), dot(qf4(q2, 32.0), x1), dot(qf4(q3, 32.0), x2), dot(qf4(q4, 32.0), x3));
 }
 
-
 // the RPG rows' dot products over item t (raw / aux: its words, loaded by qitem_load)
 fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>,
              aux: ptr<function, array<vec4<u32>, RPG>>) -> vec4<f32> {
@@ -463,7 +464,8 @@ fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG 
 // more registers than the device can give many invocations, so these dots take the item one
 // code word at a time: word k's activation vec4 are read, dotted with word k of every row,
 // and dropped. On the H200 this took Phi-3-mini Q4_K_M from 314 to 344 tok/s, and it made
-// three items per invocation pay (q_cfg; bench/RESULTS.md, "Eighth cut").
+// three items per invocation pay (q_cfg: 382); the codes as f16 1 + c / 2^n (qfold_dot, half
+// the instructions of qf4 per code) then 395 -> 411 (bench/RESULTS.md, "Eighth cut").
 
 // component c of chunk w of every row's item (rows past RPG: 0)
 fn qrows_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, w: u32, c: u32) -> vec4<u32> {
@@ -472,6 +474,17 @@ fn qrows_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, w: u32, c: u32) -
         v[j] = (*raw)[j * QIC + w][c];
     }
     return v;
+}
+
+// The n-bit codes c in the low bits of v's four bytes (n = 4 or 6; bits above them ignored), each
+// as the f16 1 + c / 2^n (exact: c in the top bits of 1.0's mantissa), dotted with x: two
+// unpack2x16float (bytes 0, 2 and 1, 3) and two 2-element dots, no convert or add per code.
+// Sums of these are sum x + sum c x / 2^n: the caller takes sum x off.
+fn qfold_dot(v: u32, n: u32, x: vec4<f32>) -> f32 {
+    let m = select(0x03C003C0u, 0x03F003F0u, n == 6u);
+    let a = unpack2x16float(((v << (10u - n)) & m) | 0x3C003C00u);
+    let b = unpack2x16float(((v >> (n - 2u)) & m) | 0x3C003C00u);
+    return dot(a, x.xz) + dot(b, x.yw);
 }
 
 // Q4_K word k of the item at activation vec4 b (chunk w, component c of every row): low nibbles
@@ -485,8 +498,8 @@ fn qk4_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, b: u32, k: u32, w: 
     *xh += xb;
     let v = qrows_word(raw, w, c);
     for (var j = 0u; j < RPG; j++) {
-        (*sl)[j] += dot(qf4(v[j] & M4, 0.0), xa);
-        (*sh)[j] += dot(qf4((v[j] >> 4u) & M4, 0.0), xb);
+        (*sl)[j] += qfold_dot(v[j], 4u, xa);
+        (*sh)[j] += qfold_dot(v[j] >> 4u, 4u, xb);
     }
 }
 
@@ -513,7 +526,8 @@ fn qk4_dot(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>) -> vec4<f32>
         let hd = (*raw)[j * QIC];
         let dd = unpack2x16float(hd.x);
         let sm = qsm_k4(hd, t % 4u);
-        acc[j] = dd.x * (sm.x * sl[j] + sm.y * sh[j]) - dd.y * dot(sm.zw, sx);
+        // sl, sh are sums of (1 + c / 16) x: sum c x = 16 (sl - sum x)
+        acc[j] = dd.x * 16.0 * (sm.x * (sl[j] - sx.x) + sm.y * (sh[j] - sx.y)) - dd.y * dot(sm.zw, sx);
     }
     return acc;
 }
@@ -521,7 +535,8 @@ fn qk4_dot(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>) -> vec4<f32>
 // Q6_K word k of every row (ql[l..], ql[l + 32..], qh[l..]: chunks 0, 1, 2, component k):
 // elements 4 k .. of the item's 4 groups of 16, group g's at activation vec4 x0 + k + 8 g, into
 // the rows' group sums
-fn q6_words(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, x0: u32, k: u32, s: ptr<function, array<vec4<f32>, 4>>) {
+fn q6_words(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, x0: u32, k: u32, s: ptr<function, array<vec4<f32>, 4>>,
+            xs: ptr<function, vec4<f32>>) {
     let xa = xin(x0 + k);
     let xb = xin(x0 + 8u + k);
     let xc = xin(x0 + 16u + k);
@@ -529,8 +544,16 @@ fn q6_words(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, x0: u32, k: u32, s:
     let la = qrows_word(raw, 0u, k);
     let lb = qrows_word(raw, 1u, k);
     let qh = qrows_word(raw, 2u, k);
+    let o  = vec4<f32>(1.0);
+    *xs += vec4<f32>(dot(xa, o), dot(xb, o), dot(xc, o), dot(xd, o));
     for (var j = 0u; j < RPG; j++) {
-        (*s)[j] += q6_word(la[j], lb[j], qh[j], xa, xb, xc, xd);
+        let l = la[j];
+        let m = lb[j];
+        let h = qh[j];
+        (*s)[j] += vec4<f32>(qfold_dot((l & M4) | ((h & 0x03030303u) << 4u), 6u, xa),
+                             qfold_dot((m & M4) | (((h >> 2u) & 0x03030303u) << 4u), 6u, xb),
+                             qfold_dot(((l >> 4u) & M4) | (((h >> 4u) & 0x03030303u) << 4u), 6u, xc),
+                             qfold_dot(((m >> 4u) & M4) | (((h >> 6u) & 0x03030303u) << 4u), 6u, xd));
     }
 }
 
@@ -539,10 +562,11 @@ fn q6_dot(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<func
     -> vec4<f32> {
     let x0 = 64u * (t / 4u) + 32u * ((t / 2u) % 2u) + 4u * (t % 2u);
     var s: array<vec4<f32>, 4>;
-    q6_words(raw, x0, 0u, &s);
-    q6_words(raw, x0, 1u, &s);
-    q6_words(raw, x0, 2u, &s);
-    q6_words(raw, x0, 3u, &s);
+    var xs = vec4<f32>(0.0); // the groups' activations, summed
+    q6_words(raw, x0, 0u, &s, &xs);
+    q6_words(raw, x0, 1u, &s, &xs);
+    q6_words(raw, x0, 2u, &s, &xs);
+    q6_words(raw, x0, 3u, &s, &xs);
     let b = 8u * (t % 2u);
     var acc = vec4<f32>(0.0);
     for (var j = 0u; j < RPG; j++) {
@@ -550,7 +574,8 @@ fn q6_dot(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<func
         let a  = (*aux)[j];
         let sc = vec4<f32>(qs4((a.y >> b) & 0x00FF00FFu).xz, qs4((a.z >> b) & 0x00FF00FFu).xz);
         let d  = unpack2x16float(a.x);
-        acc[j] = select(d.x, d.y, (t / 4u) % 2u == 1u) * dot(s[j], sc);
+        // s sums (1 + q / 64) x: sum (q - 32) x = 64 s - 96 sum x
+        acc[j] = select(d.x, d.y, (t / 4u) % 2u == 1u) * dot(64.0 * s[j] - 96.0 * xs, sc);
     }
     return acc;
 }
