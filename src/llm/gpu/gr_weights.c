@@ -127,7 +127,8 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
 /* The decode layout of a quantized part, counting lib_rows_q's items (64 elements of Q4_K..Q6_K,
  * else 32), 4 rows per group for the large matrices (each activation read serves 4 rows).
  * f32 activations: one item per invocation (more invocations per row, not more items each: on
- * the H200 two items each were 5-20% slower, bench/RESULTS.md). int8 activations (q8): every
+ * the H200 two items each were 5-20% slower, bench/RESULTS.md), but for Q4_K / Q6_K (below).
+ * int8 activations (q8): every
  * workgroup first rounds the whole input into workgroup memory, so a workgroup should own many
  * rows: the fewest invocations per row (down to 8, at most 8 items each) that still leave
  * min_wg workgroups (GR_Q8_MIN_WG unless the options say; on the H200 Phi-3-mini Q4_K_M went
