@@ -236,7 +236,10 @@ static void random_matrix(struct wgf_rng *r, enum wgf_dtype dt, int64_t rows, in
     for (int64_t i = 0; i < nblk; i++) {
         struct qblock b;
         random_block(r, dt, 0.05f / big, &b);
-        if (dt == WGF_DT_Q4_1 || dt == WGF_DT_Q5_1) b.m = wgf_f32_to_f16(-0.025f);
+        /* Q4_1 / Q5_1: the minimum centres the block (d q + m = d (q - big / 2)), so the codes'
+         * term is what the logits are made of: with a fixed m = -0.025 every weight had the
+         * same sign, m sum x swamped d sum q x and a kernel that halved the codes' term passed */
+        if (dt == WGF_DT_Q4_1 || dt == WGF_DT_Q5_1) b.m = wgf_f32_to_f16(-0.5f * big * wgf_f16_to_f32((uint16_t)b.d));
         pack(dt, &b, *blk + i * qt->bytes);
         for (int e = 0; e < qt->elems; e++) (*val)[i * qt->elems + e] = expect_elem(dt, &b, e);
     }

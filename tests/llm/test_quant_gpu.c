@@ -4,8 +4,9 @@
  * embedding, as a Q4_K_M file mixes them): the small Llama of test_quant_blocks.h written
  * as blocks and as F32 holding the expected floats. Each GPU plan that decodes blocks
  * (roles, fused, ops) runs the quantized file and must give cpu-ref's logits of the F32 twin
- * (every row of a 10-token prefill, and token by token through the decode layers) within
- * 1e-4 of the largest, and the same greedy ids over 8 decode steps (the on-device sampler
+ * (every row of a 10-token prefill, and three one-token forwards from an empty cache through
+ * the decode kernels: decode_err) within 1e-4 of the largest, and the same greedy ids over 8
+ * decode steps (the on-device sampler
  * embeds each id from the quantized table: lib_embed's decoder). The roles plan runs every
  * type; fused and ops run the mixed file and Q4_K. The mixed file's W_qkv gets one part per
  * type and its interleaved gate/up rows (two types) the float fallback; a smaller binding
@@ -21,7 +22,10 @@
  * Mutations this catches (tried): Q4_K's scale/min swapped in qscale_min_k4; Q6_K's high
  * bits shifted by k instead of 2k; Q5_0's qh bit of the high half off by 16; the Q8_0 d
  * region one word early in gr_quant.c; lib_rows_q ignoring WOFF (the ops plans' k rows);
- * gr_qwiden_row taking 15 off Q5_0's high half. */
+ * gr_qwiden_row taking 15 off Q5_0's high half; Q4_1 / Q5_1's codes' term scaled by 0.999 in
+ * lib_rows_q's decode dot (only decode_err sees it: prefill runs the matmul kernels, and the
+ * ids did not flip; a 0.99 scale passed every check before the Q4_1 / Q5_1 test blocks were
+ * centred, test_quant_blocks.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +183,37 @@ static void check_q8(struct wgf_t *t, wgf_ctx *ctx, const char *tag, struct wgf_
     }
 }
 
+/* Exact activations through the decode kernels: ONE_TOKENS one-token forwards from an empty
+ * cache (one row, the decode kernels' path) on the quantized model mq against cpu-ref on its
+ * F32 twin mf; the largest row error, INFINITY when a forward fails. The prompt's logits
+ * (check_files) go through prefill's matmul, and greedy ids only see a decode error that flips
+ * an argmax: a decode kernel that scaled Q5_1's codes by 0.99 passed those. */
+#define ONE_TOKENS 3
+static double decode_err(const struct wgf_llm_backend *plan, struct wgf_llm_model *mq, struct wgf_llm_model *mf,
+                         const struct wgf_llm_backend_options *go, struct wgf_err *err)
+{
+    struct wgf_llm_backend         gb, cb;
+    struct wgf_llm_backend_options co = {.n_ctx = 8, .n_threads = 2};
+    float                          got[M_VOCAB], ref[M_VOCAB];
+    if (wgf_llm_backend_open(&gb, plan, mq, go, err) != WGF_OK) return INFINITY;
+    if (wgf_llm_backend_open(&cb, &wgf_llm_backend_ref, mf, &co, err) != WGF_OK) {
+        wgf_llm_backend_close(&gb);
+        return INFINITY;
+    }
+    double worst = 0;
+    for (int k = 0; k < ONE_TOKENS && worst < INFINITY; k++) {
+        int32_t tok = (int32_t)(7 * k + 3) % M_VOCAB;
+        gb.reset(&gb);
+        cb.reset(&cb);
+        bool ok = gb.forward(&gb, &tok, 1, 0, got, false, err) == WGF_OK &&
+                  cb.forward(&cb, &tok, 1, 0, ref, false, err) == WGF_OK;
+        worst   = ok ? fmax(worst, row_err(got, ref, 0)) : INFINITY;
+    }
+    wgf_llm_backend_close(&gb);
+    wgf_llm_backend_close(&cb);
+    return worst;
+}
+
 /* The quantized file qp on the GPU plans against cpu-ref on its f32 twin fp.
  * every_plan: fused and ops too (else roles alone: each type's decoder in every role);
  * parts: roles again with 64 KiB bindings (row parts); and roles with a workgroup floor of 1,
@@ -239,6 +274,12 @@ static void check_files(struct wgf_t *t, wgf_ctx *ctx, const char *tag, const ch
             wgf_t_check(t, smax > 0 && dmax <= 1e-4 * smax && same_ids, nm,
                         "logits max |diff| %.3g of %.3g (tolerance 1e-4 relative); greedy ids %s (%d)", dmax, smax,
                         same_ids ? "equal" : "DIFFER", ids.n);
+            if (bi == 1) continue; /* row parts: the same decoders over other bindings */
+            snprintf(nm, sizeof nm, "%s: %s%s decode kernels == cpu-ref f32 twin", tag, plans[p]->plan,
+                     bi == 2 ? " (gemv rows per group)" : "");
+            double e = decode_err(plans[p], mq, mf, &go, &err);
+            wgf_t_check(t, e <= 1e-4, nm, "%d one-token forwards from an empty cache: largest %.3g of the row's largest "
+                        "(tolerance 1e-4)%s%s", ONE_TOKENS, e, e < INFINITY ? "" : ": ", e < INFINITY ? "" : err.msg);
         }
     check_q8(t, ctx, tag, mq, ref, every_plan);
     /* mega: refused with the reason */
