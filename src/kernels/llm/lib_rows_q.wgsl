@@ -4,7 +4,8 @@
 //       format whose bits one invocation uses whole: a block of Q4_0..Q8_0 (32), a pair of
 //       sub-blocks of Q4_K / Q5_K (64: the low and high nibbles of 32 bytes), a quarter of a
 //       Q6_K half (64: 16 bytes of low bits twice and 16 of high bits serve 4 groups of 16).
-//       Invocation `lane` takes items lane, lane + TPR, ... (NIT of them; q_cfg picks 1 to 3):
+//       Invocation `lane` takes items lane, lane + TPR, ... (NIT of them; q_cfg picks 1 to 3
+//       with f32 activations, up to 8 with int8):
 //       the raw words of the first item's RPG rows are loaded, then xprep(li), then per item
 //       the activations are read once (xin, into named fields: every index is static whether
 //       or not the driver unrolls) and each row's codes are dotted with them: the codes become
@@ -296,12 +297,8 @@ fn qitem_dot8(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<
             let la = (*raw)[j * QIC];
             let lb = (*raw)[j * QIC + 1u];
             let qh = (*raw)[j * QIC + 2u];
-            // the 6-bit codes of group g in word k: as q6_word builds them (0..63, minus 32 below)
-            let g0 = (la & vec4<u32>(M4)) | ((qh & vec4<u32>(0x03030303u)) << vec4<u32>(4u));
-            let g1 = (lb & vec4<u32>(M4)) | (((qh >> vec4<u32>(2u)) & vec4<u32>(0x03030303u)) << vec4<u32>(4u));
-            let g2 = ((la >> vec4<u32>(4u)) & vec4<u32>(M4)) | (((qh >> vec4<u32>(4u)) & vec4<u32>(0x03030303u)) << vec4<u32>(4u));
-            let g3 = ((lb >> vec4<u32>(4u)) & vec4<u32>(M4)) | (((qh >> vec4<u32>(6u)) & vec4<u32>(0x03030303u)) << vec4<u32>(4u));
-            let s  = vec4<i32>(q_dot4w(g0, x0), q_dot4w(g1, x0 + 8u), q_dot4w(g2, x0 + 16u), q_dot4w(g3, x0 + 24u)) -
+            let g  = q6_codes(la, lb, qh); // 0..63, minus 32 below
+            let s  = vec4<i32>(q_dot4w(g.a, x0), q_dot4w(g.b, x0 + 8u), q_dot4w(g.c, x0 + 16u), q_dot4w(g.d, x0 + 24u)) -
                      32 * sx;
             acc[j] = select(d.x, d.y, (t / 4u) % 2u == 1u) * dot(sc * dx, vec4<f32>(s));
         }
@@ -365,15 +362,11 @@ fn q4_row(c: vec4<u32>, qh: u32, z: f32, x: QX8) -> f32 {
            q4_word(c.z, qh >> 8u, z, x.c, x.g) + q4_word(c.w, qh >> 12u, z, x.d, x.h);
 }
 
-// Q4_K / Q5_K: word k of the item's 32 qs bytes: elements 4k .. of sub-block 2 jj (low
+// Q5_K: word k of the item's 32 qs bytes: elements 4k .. of sub-block 2 jj (low
 // nibbles) and of 2 jj + 1 (high); Q5_K's 5th bits are bits 2 jj, 2 jj + 1 of the qh bytes
 fn qk_word(v: u32, hb: u32, jj: u32, xa: vec4<f32>, xb: vec4<f32>) -> vec2<f32> {
-    var lo = v & M4;
-    var hi = (v >> 4u) & M4;
-    if (QT == QT_Q5_K) {
-        lo |= ((hb >> (2u * jj)) & 0x01010101u) << 4u;
-        hi |= ((hb >> (2u * jj + 1u)) & 0x01010101u) << 4u;
-    }
+    let lo = (v & M4) | (((hb >> (2u * jj)) & 0x01010101u) << 4u);
+    let hi = ((v >> 4u) & M4) | (((hb >> (2u * jj + 1u)) & 0x01010101u) << 4u);
     return vec2<f32>(dot(qf4(lo, 0.0), xa), dot(qf4(hi, 0.0), xb));
 }
 
@@ -384,14 +377,18 @@ fn qk_row(q0: vec4<u32>, q1: vec4<u32>, h0: vec4<u32>, h1: vec4<u32>, jj: u32, x
            qk_word(q1.z, h1.z, jj, xl.g, xh.g) + qk_word(q1.w, h1.w, jj, xl.h, xh.h);
 }
 
-// Q6_K: word k of ql[l..], ql[l + 32..], qh[l..]: elements 4k .. of the item's 4 groups of 16
-// (y[l], y[l + 32], y[l + 64], y[l + 96]), each a 6-bit code minus 32
-fn q6_word(la: u32, lb: u32, qh: u32, x0: vec4<f32>, x1: vec4<f32>, x2: vec4<f32>, x3: vec4<f32>) -> vec4<f32> {
-    let q1 = (la & M4) | ((qh & 0x03030303u) << 4u);
-    let q2 = (lb & M4) | (((qh >> 2u) & 0x03030303u) << 4u);
-    let q3 = ((la >> 4u) & M4) | (((qh >> 4u) & 0x03030303u) << 4u);
-    let q4 = ((lb >> 4u) & M4) | (((qh >> 6u) & 0x03030303u) << 4u);
-    return vec4<f32>(dot(qf4(q1, 32.0), x0), dot(qf4(q2, 32.0), x1), dot(qf4(q3, 32.0), x2), dot(qf4(q4, 32.0), x3));
+// Q6_K: four words each of ql[l..], ql[l + 32..], qh[l..]: the 6-bit codes (0..63, one per
+// byte) of the item's 4 groups of 16 (y[l], y[l + 32], y[l + 64], y[l + 96]) in a .. d
+struct Q6C {
+    a: vec4<u32>, b: vec4<u32>, c: vec4<u32>, d: vec4<u32>,
+}
+
+fn q6_codes(la: vec4<u32>, lb: vec4<u32>, qh: vec4<u32>) -> Q6C {
+    let m = vec4<u32>(M4);
+    let h = vec4<u32>(0x03030303u);
+    return Q6C((la & m) | ((qh & h) << vec4<u32>(4u)), (lb & m) | (((qh >> vec4<u32>(2u)) & h) << vec4<u32>(4u)),
+               ((la >> vec4<u32>(4u)) & m) | (((qh >> vec4<u32>(4u)) & h) << vec4<u32>(4u)),
+               ((lb >> vec4<u32>(4u)) & m) | (((qh >> vec4<u32>(6u)) & h) << vec4<u32>(4u)));
 }
 
 // the RPG rows' dot products over item t (raw / aux: its words, loaded by qitem_load)
@@ -427,13 +424,8 @@ fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG 
         let jj = t % 4u;
         for (var j = 0u; j < RPG; j++) {
             let hd = (*raw)[j * QIC];
-            var s: vec2<f32>;
-            if (QT == QT_Q5_K) {
-                s = qk_row((*raw)[j * QIC + 3u], (*raw)[j * QIC + 4u], (*raw)[j * QIC + 1u], (*raw)[j * QIC + 2u], jj,
-                           xl, xh);
-            } else {
-                s = qk_row((*raw)[j * QIC + 1u], (*raw)[j * QIC + 2u], vec4<u32>(0u), vec4<u32>(0u), jj, xl, xh);
-            }
+            let s  = qk_row((*raw)[j * QIC + 3u], (*raw)[j * QIC + 4u], (*raw)[j * QIC + 1u], (*raw)[j * QIC + 2u], jj,
+                            xl, xh);
             let dd = unpack2x16float(hd.x);
             let sm = qsm_k4(hd, jj);
             acc[j] = dd.x * dot(sm.xy, s) - dd.y * dot(sm.zw, xs);
@@ -541,19 +533,12 @@ fn q6_words(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, x0: u32, k: u32, s:
     let xb = xin(x0 + 8u + k);
     let xc = xin(x0 + 16u + k);
     let xd = xin(x0 + 24u + k);
-    let la = qrows_word(raw, 0u, k);
-    let lb = qrows_word(raw, 1u, k);
-    let qh = qrows_word(raw, 2u, k);
+    let g  = q6_codes(qrows_word(raw, 0u, k), qrows_word(raw, 1u, k), qrows_word(raw, 2u, k)); // a row each
     let o  = vec4<f32>(1.0);
     *xs += vec4<f32>(dot(xa, o), dot(xb, o), dot(xc, o), dot(xd, o));
     for (var j = 0u; j < RPG; j++) {
-        let l = la[j];
-        let m = lb[j];
-        let h = qh[j];
-        (*s)[j] += vec4<f32>(qfold_dot((l & M4) | ((h & 0x03030303u) << 4u), 6u, xa),
-                             qfold_dot((m & M4) | (((h >> 2u) & 0x03030303u) << 4u), 6u, xb),
-                             qfold_dot(((l >> 4u) & M4) | (((h >> 4u) & 0x03030303u) << 4u), 6u, xc),
-                             qfold_dot(((m >> 4u) & M4) | (((h >> 6u) & 0x03030303u) << 4u), 6u, xd));
+        (*s)[j] += vec4<f32>(qfold_dot(g.a[j], 6u, xa), qfold_dot(g.b[j], 6u, xb), qfold_dot(g.c[j], 6u, xc),
+                             qfold_dot(g.d[j], 6u, xd));
     }
 }
 

@@ -142,8 +142,9 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
  * min_wg workgroups, so one activation read serves several rows. On the H200
  * (bench/RESULTS.md, "Sixth cut: the gemv roles take several rows per group") 2 rows took
  * Phi-3-mini's ffn_down Q4_K from 35.0 to 28.2 us, and 4 rows Phi-3-mini Q4_0 / Q8_0 decode
- * +19%; Q6_K parts were slower with 2 (26.4 -> 27.3 us; before the streamed dots), and below ~200 workgroups
- * (Qwen2.5-0.5B's attn_output at 56) the device runs short of rows in flight.
+ * +19%; Q6_K parts were slower with 2 (26.4 -> 27.3 us; before the streamed dots), and
+ * below ~200 workgroups (Qwen2.5-0.5B's attn_output at 56) the device runs short of rows in
+ * flight.
  * Q4_K / Q6_K, f32 activations (lib_rows_q's streamed dots, which hold one code word's
  * activations at a time): the norm-prologue roles (attn_qkv, ffn_gate_up: paired; lm_head: 2
  * rows) take up to GR_QK_ITEMS items per invocation, so a workgroup owns 2-3x the rows and
