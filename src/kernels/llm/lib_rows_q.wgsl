@@ -12,8 +12,8 @@
 //       floats exactly (qf4: the f32 whose mantissa holds the byte, minus 2^23 and the type's
 //       offset, an add where a convert would be a quarter-rate instruction), the sums are
 //       taken per sub-block and scaled once, the minimums apply to the sub-block's sum of
-//       activations (d (q - z) x summed = d (sum q x - z sum x)). Q4_K and Q6_K stream their
-//       items one code word at a time instead, the codes as f16 pairs (qfold_dot; the section
+//       activations (d (q - z) x summed = d (sum q x - z sum x)). Q4_K, Q5_K and Q6_K stream
+//       their items one code word at a time instead, the codes as f16 pairs (qfold_dot; the section
 //       at the end of this file).
 //       Q2_K / Q3_K, whose blocks are not chunk aligned, take 32-element units through
 //       lib_qblock's qunit.
@@ -362,21 +362,6 @@ fn q4_row(c: vec4<u32>, qh: u32, z: f32, x: QX8) -> f32 {
            q4_word(c.z, qh >> 8u, z, x.c, x.g) + q4_word(c.w, qh >> 12u, z, x.d, x.h);
 }
 
-// Q5_K: word k of the item's 32 qs bytes: elements 4k .. of sub-block 2 jj (low
-// nibbles) and of 2 jj + 1 (high); Q5_K's 5th bits are bits 2 jj, 2 jj + 1 of the qh bytes
-fn qk_word(v: u32, hb: u32, jj: u32, xa: vec4<f32>, xb: vec4<f32>) -> vec2<f32> {
-    let lo = (v & M4) | (((hb >> (2u * jj)) & 0x01010101u) << 4u);
-    let hi = ((v >> 4u) & M4) | (((hb >> (2u * jj + 1u)) & 0x01010101u) << 4u);
-    return vec2<f32>(dot(qf4(lo, 0.0), xa), dot(qf4(hi, 0.0), xb));
-}
-
-fn qk_row(q0: vec4<u32>, q1: vec4<u32>, h0: vec4<u32>, h1: vec4<u32>, jj: u32, xl: QX8, xh: QX8) -> vec2<f32> {
-    return qk_word(q0.x, h0.x, jj, xl.a, xh.a) + qk_word(q0.y, h0.y, jj, xl.b, xh.b) +
-           qk_word(q0.z, h0.z, jj, xl.c, xh.c) + qk_word(q0.w, h0.w, jj, xl.d, xh.d) +
-           qk_word(q1.x, h1.x, jj, xl.e, xh.e) + qk_word(q1.y, h1.y, jj, xl.f, xh.f) +
-           qk_word(q1.z, h1.z, jj, xl.g, xh.g) + qk_word(q1.w, h1.w, jj, xl.h, xh.h);
-}
-
 // Q6_K: four words each of ql[l..], ql[l + 32..], qh[l..]: the 6-bit codes (0..63, one per
 // byte) of the item's 4 groups of 16 (y[l], y[l + 32], y[l + 64], y[l + 96]) in a .. d
 struct Q6C {
@@ -415,21 +400,8 @@ fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG 
             let d = unpack2x16float((*aux)[j].x);
             acc[j] = select(d.x, d.y, t % 2u == 1u) * q8_row((*raw)[j * QIC], (*raw)[j * QIC + 1u], xv);
         }
-    } else if (QT == QT_Q4_K) {
-        return qk4_dot(t, raw);
-    } else if (QT == QT_Q5_K) {
-        let xl = qx8(16u * t);      // sub-block 2 jj: the low nibbles
-        let xh = qx8(16u * t + 8u); // sub-block 2 jj + 1: the high nibbles
-        let xs = vec2<f32>(qx8sum(xl), qx8sum(xh));
-        let jj = t % 4u;
-        for (var j = 0u; j < RPG; j++) {
-            let hd = (*raw)[j * QIC];
-            let s  = qk_row((*raw)[j * QIC + 3u], (*raw)[j * QIC + 4u], (*raw)[j * QIC + 1u], (*raw)[j * QIC + 2u], jj,
-                            xl, xh);
-            let dd = unpack2x16float(hd.x);
-            let sm = qsm_k4(hd, jj);
-            acc[j] = dd.x * dot(sm.xy, s) - dd.y * dot(sm.zw, xs);
-        }
+    } else if (QT == QT_Q4_K || QT == QT_Q5_K) {
+        return qk_dot(t, raw);
     } else if (QT == QT_Q6_K) {
         return q6_dot(t, raw, aux);
     } else {
@@ -450,14 +422,19 @@ fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG 
     return acc;
 }
 
-// ---- Q4_K / Q6_K: streamed dots ------------------------------------------------------------
-// The K types' items are 64 elements (16 activation vec4) with RPG rows of 3 chunks each. Held
+// ---- Q4_K / Q5_K / Q6_K: streamed dots -------------------------------------------------------
+// The K types' items are 64 elements (16 activation vec4) with RPG rows of 3 chunks each (Q5_K:
+// 5). Held
 // all at once (two QX8 of activations beside the rows' words, as the other types do) that is
 // more registers than the device can give many invocations, so these dots take the item one
 // code word at a time: word k's activation vec4 are read, dotted with word k of every row,
 // and dropped. On the H200 this took Phi-3-mini Q4_K_M from 314 to 344 tok/s, and it made
 // three items per invocation pay (q_cfg: 382); the codes as f16 1 + c / 2^n (qfold_dot, half
-// the instructions of qf4 per code) then 395 -> 411 (bench/RESULTS.md, "Eighth cut").
+// the instructions of qf4 per code) then 395 -> 411 (bench/RESULTS.md, "Eighth cut"). Q5_K
+// (Phi-3's fused attn_qkv under Q4_K_M) streams the same way since the ninth cut.
+// Measured and kept out (ninth cut): codes in f32 mantissas (a shift and a mask-or per code,
+// no unpack), multiply-add chains, and a per-workgroup table of the activations' sums per 16
+// were 1-5% slower; the legacy types streamed this way 3-4% slower (Phi-3-mini Q4_0, Q8_0).
 
 // component c of chunk w of every row's item (rows past RPG: 0)
 fn qrows_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, w: u32, c: u32) -> vec4<u32> {
@@ -468,58 +445,78 @@ fn qrows_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, w: u32, c: u32) -
     return v;
 }
 
-// The n-bit codes c in the low bits of v's four bytes (n = 4 or 6; bits above them ignored), each
+// The n-bit codes c in the low bits of v's four bytes (n = 4..6; bits above them ignored), each
 // as the f16 1 + c / 2^n (exact: c in the top bits of 1.0's mantissa), dotted with x: two
 // unpack2x16float (bytes 0, 2 and 1, 3) and two 2-element dots, no convert or add per code.
 // Sums of these are sum x + sum c x / 2^n: the caller takes sum x off.
 fn qfold_dot(v: u32, n: u32, x: vec4<f32>) -> f32 {
-    let m = select(0x03C003C0u, 0x03F003F0u, n == 6u);
+    let h = ((1u << n) - 1u) << (10u - n); // the code's bits in an f16, both halves below
+    let m = h | (h << 16u);
     let a = unpack2x16float(((v << (10u - n)) & m) | 0x3C003C00u);
     let b = unpack2x16float(((v >> (n - 2u)) & m) | 0x3C003C00u);
     return dot(a, x.xz) + dot(b, x.yw);
 }
 
-// Q4_K word k of the item at activation vec4 b (chunk w, component c of every row): low nibbles
-// (sub-block 2 jj) with x[b + k], high (2 jj + 1) with x[b + 8 + k], into the rows' sub-block
-// sums sl, sh; xl, xh sum the activations for the minimums
-fn qk4_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, b: u32, k: u32, w: u32, c: u32, sl: ptr<function, vec4<f32>>,
-            sh: ptr<function, vec4<f32>>, xl: ptr<function, vec4<f32>>, xh: ptr<function, vec4<f32>>) {
+// Q4_K / Q5_K word k of the item at activation vec4 b (qs word: chunk w, component c of every
+// row; Q5_K's qs chunks follow its two qh chunks): low nibbles (sub-block 2 jj) with x[b + k],
+// high (2 jj + 1) with x[b + 8 + k], into the rows' sub-block sums sl, sh; Q5_K's fifth bits
+// are bits 2 jj, 2 jj + 1 of qh word k (chunk w, component c). xl, xh sum the activations for
+// the minimums.
+const Q5K: bool = QT == QT_Q5_K;
+const QKN: u32  = select(4u, 5u, Q5K); // code bits
+
+fn qk_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, b: u32, k: u32, w: u32, c: u32, jj: u32,
+           sl: ptr<function, vec4<f32>>, sh: ptr<function, vec4<f32>>, xl: ptr<function, vec4<f32>>,
+           xh: ptr<function, vec4<f32>>) {
     let xa = xin(b + k);
     let xb = xin(b + 8u + k);
     *xl += xa;
     *xh += xb;
-    let v = qrows_word(raw, w, c);
+    let v = qrows_word(raw, select(w, w + 2u, Q5K), c);
+    var hb = vec4<u32>(0u);
+    if (Q5K) {
+        hb = qrows_word(raw, w, c);
+    }
     for (var j = 0u; j < RPG; j++) {
-        (*sl)[j] += qfold_dot(v[j], 4u, xa);
-        (*sh)[j] += qfold_dot(v[j] >> 4u, 4u, xb);
+        var lo = v[j];
+        var hi = v[j] >> 4u;
+        if (Q5K) {
+            lo = (lo & M4) | (((hb[j] >> (2u * jj)) & 0x01010101u) << 4u);
+            hi = (hi & M4) | (((hb[j] >> (2u * jj + 1u)) & 0x01010101u) << 4u);
+        }
+        (*sl)[j] += qfold_dot(lo, QKN, xa);
+        (*sh)[j] += qfold_dot(hi, QKN, xb);
     }
 }
 
-// Q4_K item t (sub-blocks 2 jj, 2 jj + 1 of block t / 4, jj = t % 4): words 0..3 in chunk 1,
-// 4..7 in chunk 2; word k holds elements 4 k .. 4 k + 4 of both sub-blocks. Written out word
-// by word: a loop over k would index raw by its counter (see rows_run).
-fn qk4_dot(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>) -> vec4<f32> {
+// Q4_K / Q5_K item t (sub-blocks 2 jj, 2 jj + 1 of block t / 4, jj = t % 4): qs words 0..3 in
+// chunk 1, 4..7 in chunk 2 (Q5_K: 3, 4; its qh in 1, 2); word k holds elements 4 k .. 4 k + 4
+// of both sub-blocks. Written out word by word: a loop over k would index raw by its counter
+// (see rows_run).
+fn qk_dot(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>) -> vec4<f32> {
     let b  = 16u * t;
+    let jj = t % 4u;
     var sl = vec4<f32>(0.0);
     var sh = vec4<f32>(0.0);
     var xl = vec4<f32>(0.0);
     var xh = vec4<f32>(0.0);
-    qk4_word(raw, b, 0u, 1u, 0u, &sl, &sh, &xl, &xh);
-    qk4_word(raw, b, 1u, 1u, 1u, &sl, &sh, &xl, &xh);
-    qk4_word(raw, b, 2u, 1u, 2u, &sl, &sh, &xl, &xh);
-    qk4_word(raw, b, 3u, 1u, 3u, &sl, &sh, &xl, &xh);
-    qk4_word(raw, b, 4u, 2u, 0u, &sl, &sh, &xl, &xh);
-    qk4_word(raw, b, 5u, 2u, 1u, &sl, &sh, &xl, &xh);
-    qk4_word(raw, b, 6u, 2u, 2u, &sl, &sh, &xl, &xh);
-    qk4_word(raw, b, 7u, 2u, 3u, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 0u, 1u, 0u, jj, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 1u, 1u, 1u, jj, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 2u, 1u, 2u, jj, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 3u, 1u, 3u, jj, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 4u, 2u, 0u, jj, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 5u, 2u, 1u, jj, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 6u, 2u, 2u, jj, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 7u, 2u, 3u, jj, &sl, &sh, &xl, &xh);
     let sx = vec2<f32>(dot(xl, vec4<f32>(1.0)), dot(xh, vec4<f32>(1.0)));
+    let k  = f32(1u << QKN);
     var acc = vec4<f32>(0.0);
     for (var j = 0u; j < RPG; j++) {
         let hd = (*raw)[j * QIC];
         let dd = unpack2x16float(hd.x);
-        let sm = qsm_k4(hd, t % 4u);
-        // sl, sh are sums of (1 + c / 16) x: sum c x = 16 (sl - sum x)
-        acc[j] = dd.x * 16.0 * (sm.x * (sl[j] - sx.x) + sm.y * (sh[j] - sx.y)) - dd.y * dot(sm.zw, sx);
+        let sm = qsm_k4(hd, jj);
+        // sl, sh are sums of (1 + c / 2^n) x: sum c x = 2^n (sl - sum x)
+        acc[j] = dd.x * k * (sm.x * (sl[j] - sx.x) + sm.y * (sh[j] - sx.y)) - dd.y * dot(sm.zw, sx);
     }
     return acc;
 }
@@ -542,7 +539,7 @@ fn q6_words(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, x0: u32, k: u32, s:
     }
 }
 
-// Q6_K item t, word by word as qk4_dot
+// Q6_K item t, word by word as qk_dot
 fn q6_dot(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<function, array<vec4<u32>, RPG>>)
     -> vec4<f32> {
     let x0 = 64u * (t / 4u) + 32u * ((t / 2u) % 2u) + 4u * (t % 2u);

@@ -145,7 +145,7 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
  * +19%; Q6_K parts were slower with 2 (26.4 -> 27.3 us; before the streamed dots), and
  * below ~200 workgroups (Qwen2.5-0.5B's attn_output at 56) the device runs short of rows in
  * flight.
- * Q4_K / Q6_K, f32 activations (lib_rows_q's streamed dots, which hold one code word's
+ * Q4_K / Q5_K / Q6_K, f32 activations (lib_rows_q's streamed dots, which hold one code word's
  * activations at a time): the norm-prologue roles (attn_qkv, ffn_gate_up: paired; lm_head: 2
  * rows) take up to GR_QK_ITEMS items per invocation, so a workgroup owns 2-3x the rows and
  * amortises its x * g copy, while that still leaves min_wg workgroups; in the gemv roles Q4_K
@@ -171,7 +171,7 @@ static struct wgf_matvec_cfg q_cfg(uint32_t qt, uint32_t ni, uint32_t rows, bool
     if (rows >= 16384) rpg = 4, loads = 4;
     else if (rows < 4096) loads = 1;
     struct wgf_matvec_cfg c  = wgf_matvec_cfg_pick(ni, rpg, loads, 0);
-    bool                  kq = qt == WGF_DT_Q4_K || qt == WGF_DT_Q6_K;
+    bool                  kq = qt == WGF_DT_Q4_K || qt == WGF_DT_Q5_K || qt == WGF_DT_Q6_K;
     if (!q8 && kq && (paired || rows >= 16384)) {
         uint32_t              r = paired ? rpg : 2;
         struct wgf_matvec_cfg t = wgf_matvec_cfg_pick(ni, r, r * GR_QK_ITEMS, 0);
