@@ -434,8 +434,9 @@ fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG 
 // (Phi-3's fused attn_qkv under Q4_K_M) streams the same way since the ninth cut.
 // Measured and kept out (ninth cut): multiply-add chains with a per-workgroup table of the
 // activations' sums per 16 (no gain), the codes in f32 mantissas (a shift and a mask-or per
-// code, no unpack: 4-5% slower), and the legacy types streamed this way (Phi-3-mini Q4_0 /
-// Q8_0 3-4% slower).
+// code, no unpack: 4-5% slower), Q4_K's nibbles with two shifts a word (low ones as
+// 1 + c / 256: equal on Phi-3-mini, 16x the cancellation), and the legacy types streamed this
+// way (Phi-3-mini Q4_0 / Q8_0 3-4% slower).
 
 // component c of chunk w of every row's item (rows past RPG: 0)
 fn qrows_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, w: u32, c: u32) -> vec4<u32> {
