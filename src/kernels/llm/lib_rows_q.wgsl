@@ -13,8 +13,8 @@
 //       offset, an add where a convert would be a quarter-rate instruction), the sums are
 //       taken per sub-block and scaled once, the minimums apply to the sub-block's sum of
 //       activations (d (q - z) x summed = d (sum q x - z sum x)). Q4_K, Q5_K and Q6_K stream
-//       their items one code word at a time instead, the codes as f16 pairs (qfold_dot; the section
-//       at the end of this file).
+//       their items one code word at a time instead, the codes as f16 pairs (qfold_dot; the
+//       section at the end of this file).
 //       Q2_K / Q3_K, whose blocks are not chunk aligned, take 32-element units through
 //       lib_qblock's qunit.
 //   Floating-point order differs from cpu-ref's element loop (scale once per sub-block):
@@ -423,15 +423,15 @@ fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG 
 }
 
 // ---- Q4_K / Q5_K / Q6_K: streamed dots -------------------------------------------------------
-// The K types' items are 64 elements (16 activation vec4) with RPG rows of 3 chunks each (Q5_K:
-// 5). Held
-// all at once (two QX8 of activations beside the rows' words, as the other types do) that is
-// more registers than the device can give many invocations, so these dots take the item one
-// code word at a time: word k's activation vec4 are read, dotted with word k of every row,
-// and dropped. On the H200 this took Phi-3-mini Q4_K_M from 314 to 344 tok/s, and it made
-// three items per invocation pay (q_cfg: 382); the codes as f16 1 + c / 2^n (qfold_dot, half
-// the instructions of qf4 per code) then 395 -> 411 (bench/RESULTS.md, "Eighth cut"). Q5_K
-// (Phi-3's fused attn_qkv under Q4_K_M) streams the same way since the ninth cut.
+// The K types' items are 64 elements (16 activation vec4) with RPG rows of 3 chunks each
+// (Q5_K: 5). Held all at once (two QX8 of activations beside the rows' words, as the other
+// types do) that is more registers than the device can give many invocations, so these dots
+// take the item one code word at a time: word k's activation vec4 are read, dotted with
+// word k of every row, and dropped. On the H200 this took Phi-3-mini Q4_K_M from 314 to 344
+// tok/s, and it made three items per invocation pay (q_cfg: 382); the codes as f16
+// 1 + c / 2^n (qfold_dot, half the instructions of qf4 per code) then 395 -> 411
+// (bench/RESULTS.md, "Eighth cut"). Q5_K (Phi-3's fused attn_qkv under Q4_K_M) streams the
+// same way since the ninth cut: +4% on Phi-3-mini Q4_K_M, +12% on Q5_K_M.
 // Measured and kept out (ninth cut): multiply-add chains with a per-workgroup table of the
 // activations' sums per 16 (no gain), the codes in f32 mantissas (a shift and a mask-or per
 // code, no unpack: 4-5% slower), Q4_K's nibbles with two shifts a word (low ones as
