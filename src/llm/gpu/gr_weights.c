@@ -149,16 +149,17 @@ struct wgf_matvec_cfg gr_mat_cfg(uint32_t kc, uint32_t rows, bool paired)
  * activations at a time): the norm-prologue roles (attn_qkv, ffn_gate_up: paired; lm_head: 2
  * rows) take up to GR_QK_ITEMS items per invocation, so a workgroup owns 2-3x the rows and
  * amortises its x * g copy, while that still leaves min_wg workgroups; in the gemv roles Q4_K
- * takes up to 4 rows, Q6_K 2 rows of 2 items. On the H200 (bench/RESULTS.md, "Eighth cut")
- * these took Phi-3-mini Q4_K_M from 344 (streamed dots, one item) to 382 tok/s: attn_qkv Q4_K
- * 28.1 -> 24.7 us, lm_head Q6_K 88.4 -> 60.2, ffn_gate_up 36.3 -> 30.5 (-32.8 at 4 rows),
- * ffn_down Q6_K 26.5 -> 24.0. */
+ * takes up to 4 rows, Q5_K 2 rows, Q6_K 2 rows of 2 items. On the H200 (bench/RESULTS.md,
+ * "Eighth cut") these took Phi-3-mini Q4_K_M from 344 (streamed dots, one item) to 382 tok/s:
+ * attn_qkv Q4_K 28.1 -> 24.7 us, lm_head Q6_K 88.4 -> 60.2, ffn_gate_up 36.3 -> 30.5 (-32.8
+ * at 4 rows), ffn_down Q6_K 26.5 -> 24.0; Q5_K's 2 rows ("Ninth cut") took Phi-3-mini Q5_K_M
+ * from 315 to 360-365 tok/s (attn_output 23.6 -> 15.3 us, ffn_down 37.2 -> 27.0). */
 static uint32_t q_rpg_cap(uint32_t qt)
 {
     switch (qt) {
     case WGF_DT_Q4_0: case WGF_DT_Q4_1: case WGF_DT_Q5_0: case WGF_DT_Q5_1: case WGF_DT_Q8_0: case WGF_DT_Q4_K: return 4;
-    case WGF_DT_Q6_K: return 2;
-    default: return 1; /* Q5_K (five chunks an item), Q2_K / Q3_K (decoded from memory) */
+    case WGF_DT_Q5_K: case WGF_DT_Q6_K: return 2;
+    default: return 1; /* Q2_K / Q3_K (decoded from memory) */
     }
 }
 
