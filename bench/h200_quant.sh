@@ -14,7 +14,8 @@
 # Environment: WGFUSE (default build/wgfuse), N (decoded tokens per run, 256), P (prompt, 32),
 # RUNS (5), SHAPES ("qwen2.5-0.5b phi-3-mini"), WEIGHTS ("f16 Q8_0 Q4_K_M Q4_0"), ACTS ("f32 q8":
 # the --activations of each quantized run; f32 = exact, q8 = int8-rounded activations and
-# integer dot products; float weights run f32 only), WGF_GIT_COMMIT.
+# integer dot products; float weights run f32 only), FLAGS (global wgfuse flags, e.g.
+# --robust-shaders: keep the shaders' bounds clamps, which the default turns off), WGF_GIT_COMMIT.
 # Writes env.txt, results.jsonl (one JSON line per step), logs/*.txt, status.txt.
 set -u
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,7 +30,7 @@ ACTS="${ACTS:-f32 q8}"
 steps_init "$OUT" h200_quant || exit 1
 {
   steps_env "$WG" "${PYTHON:-python3}"
-  echo "N=$N RUNS=$RUNS P=$P SHAPES=$SHAPES WEIGHTS=$WEIGHTS ACTS=$ACTS"
+  echo "N=$N RUNS=$RUNS P=$P SHAPES=$SHAPES WEIGHTS=$WEIGHTS ACTS=$ACTS FLAGS=${FLAGS:-}"
   echo "load average: $(cat /proc/loadavg 2>/dev/null)"; echo "cpus: $(nproc)"
 } > "$OUT/env.txt"
 for S in $SHAPES; do
@@ -37,7 +38,7 @@ for S in $SHAPES; do
     for A in $ACTS; do
       case "$W" in f16|f32) [ "$A" = f32 ] || continue; name="roles_${W}_$S" ;; *) name="roles_${W}_${A}_$S" ;; esac
       prof=""; [ "$W" = Q4_K_M ] && [ "${PROFILE:-1}" = 1 ] && prof="--profile"
-      step "$name" "$WG" llm bench --shape "$S" --plan roles --weights "$W" --activations "$A" -n "$N" \
+      step "$name" "$WG" ${FLAGS:-} llm bench --shape "$S" --plan roles --weights "$W" --activations "$A" -n "$N" \
            --prompt-tokens "$P" --runs "$RUNS" $prof --json
     done
   done

@@ -61,6 +61,11 @@ struct wgf_gpu_options {
                                or a case-insensitive substring of the adapter's name        */
     bool        allow_null; /* accept Dawn's Null backend (only for tests of the refusal)   */
     uint32_t    timeout_ms; /* every wait's timeout; 0 = 30 s on a GPU, 300 s on a CPU adapter */
+    bool        robust_shaders; /* keep WebGPU's robustness: Dawn clamps every index into a buffer or
+                                   array in every shader. false (default): Dawn's disable_robustness
+                                   toggle, for wgfuse's own kernels, whose indices come from shapes
+                                   and state the host validated (docs/runtime.md, "Shader
+                                   robustness"); other implementations always keep their clamps */
     struct wgf_fault_plan fault;
 };
 struct wgf_gpu_options wgf_gpu_options_default(void);
@@ -131,6 +136,8 @@ const struct wgf_adapter_desc *wgf_ctx_adapter(const wgf_ctx *ctx);
 const struct wgf_limits       *wgf_ctx_limits(const wgf_ctx *ctx);
 bool            wgf_ctx_lost(const wgf_ctx *ctx);
 const char     *wgf_ctx_lib_path(const wgf_ctx *ctx);
+/* whether the shaders keep WebGPU's bounds clamps (wgf_gpu_options.robust_shaders) */
+bool            wgf_ctx_robust_shaders(const wgf_ctx *ctx);
 /* Wait until all submitted work is done (and surface any captured error). */
 enum wgf_status wgf_ctx_wait(wgf_ctx *ctx);
 /* true: waits block in wgpuInstanceWaitAny (a CPU adapter, whose device threads share the

@@ -17,6 +17,7 @@ struct wgf_gpu_options wgf_cli_gpu_options(void)
     struct wgf_gpu_options o = wgf_gpu_options_default();
     o.lib_path = wgf_cli.webgpu_lib;
     o.adapter  = wgf_cli.adapter;
+    o.robust_shaders = wgf_cli.robust_shaders;
     return o;
 }
 

@@ -411,12 +411,12 @@ static int llm_bench(int argc, char **argv)
                "\"dispatches_per_token\": %u, \"weight_bytes_per_token\": %.0f, \"init_s\": %.2f, "
                "\"prefill_tok_s_median\": %.2f, \"prefill_tok_s_best\": %.2f, \"decode_tok_s_median\": %.2f, "
                "\"decode_tok_s_best\": %.2f, \"gpu_weight_bytes\": %llu, \"model_weight_bytes\": %llu, "
-               "\"copy_gbps\": %.1f, \"activations\": \"%s\", \"ids_hash\": \"%016llx\"",
+               "\"copy_gbps\": %.1f, \"activations\": \"%s\", \"shader_clamps\": %s, \"ids_hash\": \"%016llx\"",
                name, wgf_arch_str(m->cfg.arch), be.name, be.plan ? be.plan : "", gctx ? wfmt : m->cfg.source_dtype,
                gctx ? wgf_ctx_adapter(gctx)->name : "cpu", n_prompt, n, runs, be.dispatches_per_token, wbtok, t_init,
                med_pre, best_pre, med_dec, best_dec, (unsigned long long)be.gpu_weight_bytes,
                (unsigned long long)wgf_llm_model_weight_bytes(m), copy_gbps, bk.act_q8 ? "q8" : "f32",
-               (unsigned long long)first_hash);
+               gctx && !wgf_ctx_robust_shaders(gctx) ? "false" : "true", (unsigned long long)first_hash);
         if (prof.n) {
             printf(", \"profile_us_per_token\": {");
             for (uint32_t i = 0; i < prof.n; i++)
@@ -428,12 +428,13 @@ static int llm_bench(int argc, char **argv)
     } else {
         printf("model: %s (%s, %s, %d layers, dim %d, vocab %d)\n", name, wgf_arch_str(m->cfg.arch),
                m->cfg.source_dtype, m->cfg.n_layers, m->cfg.dim, m->cfg.vocab_size);
-        if (gctx)
+        if (gctx) {
             printf("backend: %s (plan %s, %s weights) on %s; %u dispatches per token; prompt %ld tokens, %ld "
                    "generated, %ld runs after 1 warm-up; ids hash %016llx\n",
                    be.name, be.plan ? be.plan : "-", wfmt, wgf_ctx_adapter(gctx)->name, be.dispatches_per_token,
                    n_prompt, n, runs, (unsigned long long)first_hash);
-        else
+            printf("shader bounds clamps: %s\n", wgf_ctx_robust_shaders(gctx) ? "on" : "off (--robust-shaders: on)");
+        } else
             printf("backend: %s, %u threads; prompt %ld tokens, %ld generated, %ld runs after 1 warm-up; ids hash "
                    "%016llx\n", be.name, bo.n_threads, n_prompt, n, runs, (unsigned long long)first_hash);
         printf("weights read per token: %.3f GB (%s)\n", wbtok * 1e-9, gctx ? wfmt : m->cfg.source_dtype);

@@ -11,7 +11,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: wgfuse [--webgpu-lib PATH] [--adapter INDEX|NAME|TYPE] [--quiet] COMMAND [ARGS]\n"
+            "usage: wgfuse [--webgpu-lib PATH] [--adapter INDEX|NAME|TYPE] [--robust-shaders] [--quiet] COMMAND [ARGS]\n"
             "       wgfuse --version\n"
             "\n"
             "commands:\n"
@@ -30,6 +30,8 @@ static void usage(FILE *f)
             "  --webgpu-lib PATH    webgpu.h implementation to load (default: $WGFUSE_WEBGPU_LIB, then the\n"
             "                       Dawn library installed by `make setup`)\n"
             "  --adapter SEL        adapter index, type (discrete|integrated|cpu) or name substring\n"
+            "  --robust-shaders     keep WebGPU's bounds clamps in every shader (off by default: wgfuse's\n"
+            "                       own kernels, indices from validated shapes; docs/runtime.md)\n"
             "  --quiet              no progress output on stderr\n");
 }
 
@@ -87,6 +89,8 @@ int main(int argc, char **argv)
             wgf_cli.adapter = a + 10;
         } else if (!strcmp(a, "--quiet")) {
             wgf_cli.quiet = true;
+        } else if (!strcmp(a, "--robust-shaders")) {
+            wgf_cli.robust_shaders = true;
         } else {
             rest[nrest++] = argv[i];
         }

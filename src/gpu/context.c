@@ -460,12 +460,21 @@ enum wgf_status wgf_ctx_create(const struct wgf_gpu_options *opt_in, wgf_ctx **o
      * benchmark needs the real values. Only Dawn knows this chained struct: we recognise Dawn
      * by its ForceLoss extension. */
     static const char *const no_quantize[] = {"timestamp_quantization"};
+    /* Unless asked to keep them, Dawn's bounds clamps go too (disable_robustness, as native
+     * Dawn users with their own shaders do: Skia Graphite in Chrome, ONNX Runtime's WebGPU
+     * provider): on the H200 the clamps cost Phi-3-mini Q4_K_M 3.5% of its decode speed
+     * (bench/RESULTS.md, "Tenth cut"). Every wgfuse kernel's indices derive from shapes, the
+     * st state the host validated and ids it checked (docs/runtime.md). */
+    static const char *const no_robust[] = {"disable_robustness"};
     WGPUDawnTogglesDescriptor toggles;
     memset(&toggles, 0, sizeof toggles);
     toggles.chain.sType         = WGPUSType_DawnTogglesDescriptor;
     toggles.disabledToggleCount = 1;
     toggles.disabledToggles     = no_quantize;
+    toggles.enabledToggleCount  = opt.robust_shaders ? 0 : 1;
+    toggles.enabledToggles      = no_robust;
     if (ctx->p.DeviceForceLoss) dd.nextInChain = &toggles.chain;
+    ctx->robust = opt.robust_shaders || !ctx->p.DeviceForceLoss;
     dd.label                = wgf__sv("wgfuse device");
     dd.requiredFeatureCount = nf;
     dd.requiredFeatures     = feats;
@@ -547,6 +556,7 @@ const struct wgf_adapter_desc *wgf_ctx_adapter(const wgf_ctx *ctx) { return &ctx
 const struct wgf_limits *wgf_ctx_limits(const wgf_ctx *ctx) { return &ctx->limits; }
 bool wgf_ctx_lost(const wgf_ctx *ctx) { return atomic_load(&ctx->lost); }
 const char *wgf_ctx_lib_path(const wgf_ctx *ctx) { return ctx->lib_path; }
+bool wgf_ctx_robust_shaders(const wgf_ctx *ctx) { return ctx->robust; }
 
 /* ---- error scopes -------------------------------------------------------------------------- */
 

@@ -90,6 +90,7 @@ void  wgf__req_end(struct wgf__parking *pk, void *req, bool fired);
 void  wgf__parking_free(struct wgf__parking *pk); /* call after the instance is released  */
 
 struct wgf_ctx {
+    bool                   robust;     /* shaders keep WebGPU's bounds clamps            */
     struct wgf__procs      p;          /* the loaded implementation's functions          */
     void                  *lib;        /* dlopen handle                                  */
     char                   lib_path[512];

@@ -1,7 +1,8 @@
 /* `wgfuse run --backend gpu` through the CLI binary ($WGF_CLI), for real on the default
  * adapter: on a random test model (GGUF f16, GQA) the greedy ids printed with --backend gpu
- * equal those of --backend cpu-ref (--tokens, --temp 0, EOS ignored); the stats line names
- * the backend; an unknown backend is a usage error (exit 2).
+ * equal those of --backend cpu-ref (--tokens, --temp 0, EOS ignored), with the shaders' bounds
+ * clamps off (the default) and on (--robust-shaders); the stats line names the backend; `llm
+ * bench --json` records which (shader_clamps); an unknown backend is a usage error (exit 2).
  * (wgf_t_run appends 2>&1, so each command picks its stream inside a { ...; } group.) */
 #include <stdio.h>
 #include <string.h>
@@ -29,15 +30,16 @@ int main(void)
     int rc_cpu = wgf_t_run(cmd, out_cpu, sizeof out_cpu);
     /* the model is f32: the roles plan with f32 weights and the unfused plan give cpu-ref's
      * ids; with its default f16 weights, 24 ids (rounding may move a near tie) */
-    const char *variants[] = {"--backend gpu --weights f32", "--backend gpu --plan unfused", "--backend gpu"};
-    for (int v = 0; v < 3; v++) {
+    const char *variants[] = {"--backend gpu --weights f32", "--backend gpu --plan unfused",
+                              "--robust-shaders --backend gpu --weights f32", "--backend gpu"};
+    for (int v = 0; v < 4; v++) {
         snprintf(cmd, sizeof cmd, "{ '%s' run -m '%s' %s %s 2>/dev/null; }", cli, model, args, variants[v]);
         int rc_gpu = wgf_t_run(cmd, out_gpu, sizeof out_gpu);
         int n_ids  = 0;
         for (const char *p = out_gpu; *p; p++) n_ids += *p == ' ';
         char what[160];
-        snprintf(what, sizeof what, "run %s: %s", variants[v], v < 2 ? "same greedy ids as cpu-ref" : "24 ids");
-        wgf_t_check(&t, rc_cpu == 0 && rc_gpu == 0 && n_ids == 24 && (v == 2 || strcmp(out_cpu, out_gpu) == 0), what,
+        snprintf(what, sizeof what, "run %s: %s", variants[v], v < 3 ? "same greedy ids as cpu-ref" : "24 ids");
+        wgf_t_check(&t, rc_cpu == 0 && rc_gpu == 0 && n_ids == 24 && (v == 3 || strcmp(out_cpu, out_gpu) == 0), what,
                     "exit %d/%d, %d ids: cpu [%.200s] gpu [%.200s]", rc_cpu, rc_gpu, n_ids, out_cpu, out_gpu);
     }
 
@@ -45,6 +47,16 @@ int main(void)
     int rc = wgf_t_run(cmd, out, sizeof out);
     wgf_t_check(&t, rc == 0 && strstr(out, "[gpu-roles, "), "run --backend gpu: stats line names the backend (roles)",
                 "exit %d: %s", rc, out);
+
+    /* the bench record says whether the shaders kept their bounds clamps (off unless asked) */
+    for (int robust = 0; robust < 2; robust++) {
+        snprintf(cmd, sizeof cmd, "{ '%s' %s llm bench -m '%s' --backend gpu -n 2 --runs 1 --prompt-tokens 2 --json 2>/dev/null; }",
+                 cli, robust ? "--robust-shaders" : "", model);
+        rc = wgf_t_run(cmd, out, sizeof out);
+        wgf_t_check(&t, rc == 0 && strstr(out, robust ? "\"shader_clamps\": true" : "\"shader_clamps\": false"),
+                    robust ? "llm bench --robust-shaders: shader_clamps true" : "llm bench: shader_clamps false",
+                    "exit %d: %.300s", rc, out);
+    }
 
     snprintf(cmd, sizeof cmd, "'%s' run -m '%s' --tokens 1 --backend tpu", cli, model);
     rc = wgf_t_run(cmd, out, sizeof out);
