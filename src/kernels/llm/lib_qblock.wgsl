@@ -15,7 +15,10 @@
 //   Q2_K      21 NB                           blocks as stored (84 B: scales, qs, d, dmin)
 //   Q3_K      27 NB + ceil(NB/2)              blocks without d (108 B: hmask, qs, scales) | d (QA)
 //   Q4_K      36 NB                           blocks as stored (144 B)
-//   Q5_K      44 NB                           blocks as stored (176 B)
+//   Q5_K      44 NB                           blocks (176 B) with qh regrouped: d dmin scales[12] |
+//                                             per item j (sub-blocks 2 j, 2 j + 1) two u32 of
+//                                             fifth bits, lo then hi (bit k + 8 b: element
+//                                             4 k + b of the low / high sub-block) | qs[128]
 //   Q6_K      52 NB + ceil(NB/2)              blocks without d (208 B: ql, qh, scales) | d (QA)
 // so the GPU holds the file's bytes plus at most 15 bytes of row padding.
 //   qload(rb, u) / qdecode(r, u): the same in two halves, so a matvec issues every unit's
@@ -150,8 +153,7 @@ fn qload(rb: u32, u: u32) -> QRaw {
         r.c[1] = wq4(qc);
         r.c[2] = wq4(qc + 1u);
         if (QT == QT_Q5_K) {
-            r.c[3] = wq4(bc + 1u);
-            r.c[4] = wq4(bc + 2u);
+            r.c[3] = wq4(bc + 1u + s / 4u); // items 2 (s / 4), 2 (s / 4) + 1: lo, hi, lo, hi
         }
     } else if (QT == QT_Q6_K) {
         let bc = rb / 4u + 13u * b;
@@ -217,8 +219,8 @@ fn qdecode(r: QRaw, rb: u32, u: u32) -> array<vec4<f32>, 8> {
             let w = select(r.c[2][k % 4u], r.c[1][k % 4u], k < 4u);
             var q = (qb4(w) >> vec4<u32>(4u * (s % 2u))) & vec4<u32>(15u);
             if (QT == QT_Q5_K) {
-                let hw = select(r.c[4][k % 4u], r.c[3][k % 4u], k < 4u);
-                q += ((qb4(hw) >> vec4<u32>(s)) & vec4<u32>(1u)) << vec4<u32>(4u);
+                let hw = r.c[3][s % 4u]; // item s / 2's lo (s even) or hi word
+                q += ((qb4(hw) >> vec4<u32>(k)) & vec4<u32>(1u)) << vec4<u32>(4u);
             }
             o[k] = d1 * vec4<f32>(q) - m1;
         }

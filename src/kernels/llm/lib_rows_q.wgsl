@@ -41,7 +41,7 @@ fn wq4(i: u32) -> vec4<u32> {
 
 // chunks of raw codes per item and row held from the load phase to the dot phase
 const QIC: u32 = select(select(select(select(1u, 2u, QT == QT_Q8_0), 3u, QT == QT_Q4_K || QT == QT_Q6_K),
-                               5u, QT == QT_Q5_K), 1u, QT == QT_Q2_K || QT == QT_Q3_K);
+                               4u, QT == QT_Q5_K), 1u, QT == QT_Q2_K || QT == QT_Q3_K);
 const Q23: bool = QT == QT_Q2_K || QT == QT_Q3_K;
 const M4: u32   = 0x0F0F0F0Fu;
 
@@ -67,9 +67,11 @@ fn qitem_chunk(rb: u32, t: u32, c: u32) -> vec4<u32> {
         let bc = r4 + 9u * (t / 4u);
         return wq4(select(bc + 1u + 2u * (t % 4u) + c - 1u, bc, c == 0u));
     } else if (QT == QT_Q5_K) {
-        // c 0: header; 1, 2: qh (all 32 bytes); 3, 4: qs bytes 32 j .. 32 j + 32
+        // c 0: header; 1: the fifth-bit chunk of items 2 (j / 2), + 1 (lo, hi, lo, hi: gr_quant.c);
+        // 2, 3: qs bytes 32 j .. 32 j + 32
         let bc = r4 + 11u * (t / 4u);
-        return wq4(select(select(bc + 3u + 2u * (t % 4u) + c - 3u, bc + c, c < 3u), bc, c == 0u));
+        let j  = t % 4u;
+        return wq4(select(select(bc + 3u + 2u * j + c - 2u, bc + 1u + j / 2u, c == 1u), bc, c == 0u));
     } else if (QT == QT_Q6_K) {
         // item t = 4 b + 2 h + i: l = 16 i .. 16 i + 16 of half h; c 0: ql[l], 1: ql[l + 32],
         // 2: qh[l]
@@ -260,8 +262,8 @@ fn qitem_dot8(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<
             var q0: vec4<u32>;
             var q1: vec4<u32>;
             if (QT == QT_Q5_K) {
-                q0 = (*raw)[j * QIC + 3u];
-                q1 = (*raw)[j * QIC + 4u];
+                q0 = (*raw)[j * QIC + 2u];
+                q1 = (*raw)[j * QIC + 3u];
             } else {
                 q0 = (*raw)[j * QIC + 1u];
                 q1 = (*raw)[j * QIC + 2u];
@@ -271,12 +273,17 @@ fn qitem_dot8(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<
             var h0 = (q0 >> vec4<u32>(4u)) & vec4<u32>(M4);
             var h1 = (q1 >> vec4<u32>(4u)) & vec4<u32>(M4);
             if (QT == QT_Q5_K) {
-                let b0 = (*raw)[j * QIC + 1u];
-                let b1 = (*raw)[j * QIC + 2u];
-                l0 |= ((b0 >> vec4<u32>(2u * jj)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
-                l1 |= ((b1 >> vec4<u32>(2u * jj)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
-                h0 |= ((b0 >> vec4<u32>(2u * jj + 1u)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
-                h1 |= ((b1 >> vec4<u32>(2u * jj + 1u)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
+                // the item's fifth bits: word k's four at bit k of each byte (gr_quant.c)
+                let fb = (*raw)[j * QIC + 1u];
+                let hl = vec4<u32>(fb[2u * (jj % 2u)]);
+                let hh = vec4<u32>(fb[2u * (jj % 2u) + 1u]);
+                let k0 = vec4<u32>(0u, 1u, 2u, 3u);
+                let k1 = vec4<u32>(4u, 5u, 6u, 7u);
+                let m1 = vec4<u32>(0x01010101u);
+                l0 |= ((hl >> k0) & m1) << vec4<u32>(4u);
+                l1 |= ((hl >> k1) & m1) << vec4<u32>(4u);
+                h0 |= ((hh >> k0) & m1) << vec4<u32>(4u);
+                h1 |= ((hh >> k1) & m1) << vec4<u32>(4u);
             }
             let s  = vec2<f32>(f32(q_dot4w(l0, 16u * t) + q_dot4w(l1, 16u * t + 4u)),
                                f32(q_dot4w(h0, 16u * t + 8u) + q_dot4w(h1, 16u * t + 12u)));
@@ -424,14 +431,16 @@ fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG 
 
 // ---- Q4_K / Q5_K / Q6_K: streamed dots -------------------------------------------------------
 // The K types' items are 64 elements (16 activation vec4) with RPG rows of 3 chunks each
-// (Q5_K: 5). Held all at once (two QX8 of activations beside the rows' words, as the other
+// (Q5_K: 4). Held all at once (two QX8 of activations beside the rows' words, as the other
 // types do) that is more registers than the device can give many invocations, so these dots
 // take the item one code word at a time: word k's activation vec4 are read, dotted with
 // word k of every row, and dropped. On the H200 this took Phi-3-mini Q4_K_M from 314 to 344
 // tok/s, and it made three items per invocation pay (q_cfg: 382); the codes as f16
 // 1 + c / 2^n (qfold_dot, half the instructions of qf4 per code) then 395 -> 411
 // (bench/RESULTS.md, "Eighth cut"). Q5_K (Phi-3's fused attn_qkv under Q4_K_M) streams the
-// same way since the ninth cut: +4% on Phi-3-mini Q4_K_M, +12% on Q5_K_M.
+// same way since the ninth cut: +4% on Phi-3-mini Q4_K_M, +12% on Q5_K_M; since the tenth its
+// fifth bits come regrouped per item (gr_quant.c: one chunk an item, word k's bits one shift
+// away), +9% on Phi-3-mini and Llama-3.2-1B Q5_K_M.
 // Measured and kept out (ninth cut): multiply-add chains with a per-workgroup table of the
 // activations' sums per 16 (no gain), the codes in f32 mantissas (a shift and a mask-or per
 // code, no unpack: 4-5% slower), Q4_K's nibbles with two shifts a word (low ones as
@@ -460,31 +469,27 @@ fn qfold_dot(v: u32, n: u32, x: vec4<f32>) -> f32 {
 }
 
 // Q4_K / Q5_K word k of the item at activation vec4 b (qs word: chunk w, component c of every
-// row; Q5_K's qs chunks follow its two qh chunks): low nibbles (sub-block 2 jj) with x[b + k],
+// row; Q5_K's qs chunks follow its fifth-bit chunk): low nibbles (sub-block 2 jj) with x[b + k],
 // high (2 jj + 1) with x[b + 8 + k], into the rows' sub-block sums sl, sh; Q5_K's fifth bits
-// are bits 2 jj, 2 jj + 1 of qh word k (chunk w, component c). xl, xh sum the activations for
-// the minimums.
+// for word k are bit k of each byte of the rows' item words hl (low) and hh (high), as
+// gr_quant.c regroups them. xl, xh sum the activations for the minimums.
 const Q5K: bool = QT == QT_Q5_K;
 const QKN: u32  = select(4u, 5u, Q5K); // code bits
 
-fn qk_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, b: u32, k: u32, w: u32, c: u32, jj: u32,
-           sl: ptr<function, vec4<f32>>, sh: ptr<function, vec4<f32>>, xl: ptr<function, vec4<f32>>,
+fn qk_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, b: u32, k: u32, w: u32, c: u32, hl: vec4<u32>,
+           hh: vec4<u32>, sl: ptr<function, vec4<f32>>, sh: ptr<function, vec4<f32>>, xl: ptr<function, vec4<f32>>,
            xh: ptr<function, vec4<f32>>) {
     let xa = xin(b + k);
     let xb = xin(b + 8u + k);
     *xl += xa;
     *xh += xb;
-    let v = qrows_word(raw, select(w, w + 2u, Q5K), c);
-    var hb = vec4<u32>(0u);
-    if (Q5K) {
-        hb = qrows_word(raw, w, c);
-    }
+    let v = qrows_word(raw, select(w, w + 1u, Q5K), c);
     for (var j = 0u; j < RPG; j++) {
         var lo = v[j];
         var hi = v[j] >> 4u;
         if (Q5K) {
-            lo = (lo & M4) | (((hb[j] >> (2u * jj)) & 0x01010101u) << 4u);
-            hi = (hi & M4) | (((hb[j] >> (2u * jj + 1u)) & 0x01010101u) << 4u);
+            lo = (lo & M4) | (((hl[j] >> k) & 0x01010101u) << 4u);
+            hi = (hi & M4) | (((hh[j] >> k) & 0x01010101u) << 4u);
         }
         (*sl)[j] += qfold_dot(lo, QKN, xa);
         (*sh)[j] += qfold_dot(hi, QKN, xb);
@@ -492,9 +497,9 @@ fn qk_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, b: u32, k: u32, w: u
 }
 
 // Q4_K / Q5_K item t (sub-blocks 2 jj, 2 jj + 1 of block t / 4, jj = t % 4): qs words 0..3 in
-// chunk 1, 4..7 in chunk 2 (Q5_K: 3, 4; its qh in 1, 2); word k holds elements 4 k .. 4 k + 4
-// of both sub-blocks. Written out word by word: a loop over k would index raw by its counter
-// (see rows_run).
+// chunk 1, 4..7 in chunk 2 (Q5_K: 2, 3; its fifth bits in 1, the item's lo and hi words at
+// components 2 (jj % 2), + 1); word k holds elements 4 k .. 4 k + 4 of both sub-blocks.
+// Written out word by word: a loop over k would index raw by its counter (see rows_run).
 fn qk_dot(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>) -> vec4<f32> {
     let b  = 16u * t;
     let jj = t % 4u;
@@ -502,14 +507,21 @@ fn qk_dot(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>) -> vec4<f32> 
     var sh = vec4<f32>(0.0);
     var xl = vec4<f32>(0.0);
     var xh = vec4<f32>(0.0);
-    qk_word(raw, b, 0u, 1u, 0u, jj, &sl, &sh, &xl, &xh);
-    qk_word(raw, b, 1u, 1u, 1u, jj, &sl, &sh, &xl, &xh);
-    qk_word(raw, b, 2u, 1u, 2u, jj, &sl, &sh, &xl, &xh);
-    qk_word(raw, b, 3u, 1u, 3u, jj, &sl, &sh, &xl, &xh);
-    qk_word(raw, b, 4u, 2u, 0u, jj, &sl, &sh, &xl, &xh);
-    qk_word(raw, b, 5u, 2u, 1u, jj, &sl, &sh, &xl, &xh);
-    qk_word(raw, b, 6u, 2u, 2u, jj, &sl, &sh, &xl, &xh);
-    qk_word(raw, b, 7u, 2u, 3u, jj, &sl, &sh, &xl, &xh);
+    var hl = vec4<u32>(0u);
+    var hh = vec4<u32>(0u);
+    if (Q5K) {
+        let lc = 2u * (jj % 2u);
+        hl = select(qrows_word(raw, 1u, 0u), qrows_word(raw, 1u, 2u), lc == 2u);
+        hh = select(qrows_word(raw, 1u, 1u), qrows_word(raw, 1u, 3u), lc == 2u);
+    }
+    qk_word(raw, b, 0u, 1u, 0u, hl, hh, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 1u, 1u, 1u, hl, hh, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 2u, 1u, 2u, hl, hh, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 3u, 1u, 3u, hl, hh, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 4u, 2u, 0u, hl, hh, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 5u, 2u, 1u, hl, hh, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 6u, 2u, 2u, hl, hh, &sl, &sh, &xl, &xh);
+    qk_word(raw, b, 7u, 2u, 3u, hl, hh, &sl, &sh, &xl, &xh);
     let sx = vec2<f32>(dot(xl, vec4<f32>(1.0)), dot(xh, vec4<f32>(1.0)));
     let k  = f32(1u << QKN);
     var acc = vec4<f32>(0.0);

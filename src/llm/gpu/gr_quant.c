@@ -3,8 +3,9 @@
  * layout of each type is lib_qblock.wgsl's table: the fields a block stores in an unaligned
  * place (f16 scales after a 2-byte-aligned payload, a u32 qh at offset 2) move to a region of
  * the row after the blocks, packed densely, so a row holds exactly the file's bytes plus the
- * padding to a 16-byte chunk. The shader decodes them (lib_qblock) as cpu-ref does
- * (src/llm/quant.c). */
+ * padding to a 16-byte chunk. Q5_K's 32 bytes of fifth bits are regrouped in place, per
+ * 64-element item (q5k_fifth_bits), so one lane's item needs one chunk of them, not two. The
+ * shader decodes them (lib_qblock) as cpu-ref does (src/llm/quant.c). */
 #include <string.h>
 
 #include "llm/gpu/gr.h"
@@ -31,6 +32,27 @@ bool gr_qlayout(enum wgf_dtype t, uint32_t cols, struct gr_qlayout *L)
     default: return false;
     }
     return true;
+}
+
+/* Q5_K's qh[32] (bit 2 j of byte l: the fifth bit of element l of sub-block 2 j, bit 2 j + 1:
+ * of sub-block 2 j + 1) as two u32 per item j (the 64 elements of sub-blocks 2 j, 2 j + 1),
+ * little-endian at o + 8 j: lo and hi, bit k + 8 b the fifth bit of element 4 k + b of the
+ * low / high sub-block. A shader dotting qs word k (elements 4 k .. 4 k + 4) finds its four
+ * bits at bit 0 of each byte of (lo >> k): one shift and a mask. */
+static void q5k_fifth_bits(const uint8_t qh[32], uint8_t o[32])
+{
+    for (uint32_t j = 0; j < 4; j++) {
+        uint32_t lo = 0, hi = 0;
+        for (uint32_t l = 0; l < 32; l++) {
+            uint32_t bit = (l % 4) * 8 + l / 4; /* element l = 4 k + b: bit k + 8 b */
+            lo |= (uint32_t)(qh[l] >> (2 * j) & 1u) << bit;
+            hi |= (uint32_t)(qh[l] >> (2 * j + 1) & 1u) << bit;
+        }
+        for (uint32_t i = 0; i < 4; i++) {
+            o[8 * j + i]     = (uint8_t)(lo >> (8 * i));
+            o[8 * j + 4 + i] = (uint8_t)(hi >> (8 * i));
+        }
+    }
 }
 
 void gr_qrepack_row(enum wgf_dtype t, const uint8_t *src, uint32_t cols, uint8_t *dst)
@@ -63,7 +85,10 @@ void gr_qrepack_row(enum wgf_dtype t, const uint8_t *src, uint32_t cols, uint8_t
         case WGF_DT_Q6_K: /* ql qh scales | d */
             memcpy(dst + 208 * i, b, 208), memcpy(A + 2 * i, b + 208, 2);
             break;
-        default: /* Q2_K, Q4_K, Q5_K: u32 multiples already */
+        case WGF_DT_Q5_K: /* d dmin scales[12] | qh[32] regrouped | qs[128] */
+            memcpy(dst + 176 * (size_t)i, b, 176), q5k_fifth_bits(b + 16, dst + 176 * (size_t)i + 16);
+            break;
+        default: /* Q2_K, Q4_K: u32 multiples already */
             memcpy(dst + (size_t)bb * i, b, bb);
             break;
         }
