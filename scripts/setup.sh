@@ -5,7 +5,8 @@
 #     libmicrohttpd (`wgfuse serve`); curl (the serve tests drive the server with it);
 #     Open MPI (mpirun; the optional WGF_MPI build of `wgfuse sim`, docs/sim.md)
 #   - the Vulkan loader and a CPU Vulkan driver Dawn accepts (Mesa lavapipe >= 24;
-#     on Debian 12 that is bookworm-backports' mesa-vulkan-drivers 25.x)
+#     on Debian 12 that is bookworm-backports' mesa-vulkan-drivers 25.x); the Vulkan headers
+#     (libvulkan-dev) for bench/vkstats's layer, the driver's per-pipeline statistics
 #   - Dawn (webgpu.h implementation) from the npm package bun-webgpu-linux-x64@0.1.7,
 #     checked against a pinned sha256, into third_party/dawn/ (ignored by git)
 #   - the official OpenAI client for Node (npm `openai`, pinned in tests/serve/package-lock.json),
@@ -71,7 +72,7 @@ if command -v apt-get >/dev/null 2>&1; then
   apt_install build-essential cmake pkg-config ca-certificates \
               libjansson-dev libpcre2-dev libicu-dev libmicrohttpd-dev curl \
               clang libclang-rt-14-dev python3 \
-              libvulkan1 \
+              libvulkan1 libvulkan-dev \
               libopenmpi-dev openmpi-bin
   # npm fetches Dawn; Node.js from elsewhere (e.g. nodesource) often ships its own npm.
   command -v npm >/dev/null 2>&1 || apt_install npm

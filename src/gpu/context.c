@@ -465,14 +465,17 @@ enum wgf_status wgf_ctx_create(const struct wgf_gpu_options *opt_in, wgf_ctx **o
      * provider): on the H200 the clamps cost Phi-3-mini Q4_K_M 3.5% of its decode speed
      * (bench/RESULTS.md, "Tenth cut"). Every wgfuse kernel's indices derive from shapes, the
      * st state the host validated and ids it checked (docs/runtime.md). */
-    static const char *const no_robust[] = {"disable_robustness"};
+    /* And Dawn gives each backend object (a VkPipeline, a VkBuffer) the label wgfuse gave it,
+     * so driver-level tools see kernel roles: bench/vkstats's layer reads the compiler's
+     * registers per pipeline by label (docs/runtime.md, "Driver statistics per pipeline"). */
+    static const char *const on[] = {"use_user_defined_labels_in_backend", "disable_robustness"};
     WGPUDawnTogglesDescriptor toggles;
     memset(&toggles, 0, sizeof toggles);
     toggles.chain.sType         = WGPUSType_DawnTogglesDescriptor;
     toggles.disabledToggleCount = 1;
     toggles.disabledToggles     = no_quantize;
-    toggles.enabledToggleCount  = opt.robust_shaders ? 0 : 1;
-    toggles.enabledToggles      = no_robust;
+    toggles.enabledToggleCount  = opt.robust_shaders ? 1 : 2;
+    toggles.enabledToggles      = on;
     if (ctx->p.DeviceForceLoss) dd.nextInChain = &toggles.chain;
     ctx->robust = opt.robust_shaders || !ctx->p.DeviceForceLoss;
     dd.label                = wgf__sv("wgfuse device");
