@@ -13,7 +13,7 @@
 //       offset, an add where a convert would be a quarter-rate instruction), the sums are
 //       taken per sub-block and scaled once, the minimums apply to the sub-block's sum of
 //       activations (d (q - z) x summed = d (sum q x - z sum x)). Q4_K, Q5_K and Q6_K stream
-//       their items one code word at a time instead, the codes as f16 pairs (qfold_dot; the
+//       their items one code word at a time instead, the codes as f16 pairs (qfold_fma; the
 //       section at the end of this file).
 //       Q2_K / Q3_K, whose blocks are not chunk aligned, take 32-element units through
 //       lib_qblock's qunit.
@@ -437,7 +437,8 @@ fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG 
 // word k of every row, and dropped. On the H200 this took Phi-3-mini Q4_K_M from 314 to 344
 // tok/s, and it made three items per invocation pay (q_cfg: 382); the codes as f16
 // 1 + c / 2^n (qfold_dot, half the instructions of qf4 per code) then 395 -> 411
-// (bench/RESULTS.md, "Eighth cut"). Q5_K (Phi-3's fused attn_qkv under Q4_K_M) streams the
+// (bench/RESULTS.md, "Eighth cut"); accumulated by fused multiply-add chains (qfold_fma) since
+// the twelfth cut, +1-2% on Phi-3-mini Q4_K_M / Q5_K_M and Llama-3.2-1B Q4_K_M. Q5_K (Phi-3's fused attn_qkv under Q4_K_M) streams the
 // same way since the ninth cut: +4% on Phi-3-mini Q4_K_M, +12% on Q5_K_M; since the tenth its
 // fifth bits come regrouped per item (gr_quant.c: one chunk an item, word k's bits one shift
 // away), +9% on Phi-3-mini and Llama-3.2-1B Q5_K_M.
@@ -457,15 +458,17 @@ fn qrows_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, w: u32, c: u32) -
 }
 
 // The n-bit codes c in the low bits of v's four bytes (n = 4..6; bits above them ignored), each
-// as the f16 1 + c / 2^n (exact: c in the top bits of 1.0's mantissa), dotted with x: two
-// unpack2x16float (bytes 0, 2 and 1, 3) and two 2-element dots, no convert or add per code.
+// as the f16 1 + c / 2^n (exact: c in the top bits of 1.0's mantissa), dotted with x and added
+// to acc: two unpack2x16float (bytes 0, 2 and 1, 3), then one chain of four fused multiply-adds
+// (the kernels are bound by the instructions they issue, bench/RESULTS.md "Twelfth cut": as
+// dot + dot + acc this was two multiplies, two fmas and two adds), no convert or add per code.
 // Sums of these are sum x + sum c x / 2^n: the caller takes sum x off.
-fn qfold_dot(v: u32, n: u32, x: vec4<f32>) -> f32 {
+fn qfold_fma(v: u32, n: u32, x: vec4<f32>, acc: f32) -> f32 {
     let h = ((1u << n) - 1u) << (10u - n); // the code's bits in an f16, both halves below
     let m = h | (h << 16u);
     let a = unpack2x16float(((v << (10u - n)) & m) | 0x3C003C00u);
     let b = unpack2x16float(((v >> (n - 2u)) & m) | 0x3C003C00u);
-    return dot(a, x.xz) + dot(b, x.yw);
+    return fma(b.y, x.w, fma(a.y, x.z, fma(b.x, x.y, fma(a.x, x.x, acc))));
 }
 
 // Q4_K / Q5_K word k of the item at activation vec4 b (qs word: chunk w, component c of every
@@ -491,8 +494,8 @@ fn qk_word(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, b: u32, k: u32, w: u
             lo = (lo & M4) | (((hl[j] >> k) & 0x01010101u) << 4u);
             hi = (hi & M4) | (((hh[j] >> k) & 0x01010101u) << 4u);
         }
-        (*sl)[j] += qfold_dot(lo, QKN, xa);
-        (*sh)[j] += qfold_dot(hi, QKN, xb);
+        (*sl)[j] = qfold_fma(lo, QKN, xa, (*sl)[j]);
+        (*sh)[j] = qfold_fma(hi, QKN, xb, (*sh)[j]);
     }
 }
 
@@ -548,8 +551,9 @@ fn q6_words(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, x0: u32, k: u32, s:
     let o  = vec4<f32>(1.0);
     *xs += vec4<f32>(dot(xa, o), dot(xb, o), dot(xc, o), dot(xd, o));
     for (var j = 0u; j < RPG; j++) {
-        (*s)[j] += vec4<f32>(qfold_dot(g.a[j], 6u, xa), qfold_dot(g.b[j], 6u, xb), qfold_dot(g.c[j], 6u, xc),
-                             qfold_dot(g.d[j], 6u, xd));
+        let sj = (*s)[j];
+        (*s)[j] = vec4<f32>(qfold_fma(g.a[j], 6u, xa, sj.x), qfold_fma(g.b[j], 6u, xb, sj.y),
+                            qfold_fma(g.c[j], 6u, xc, sj.z), qfold_fma(g.d[j], 6u, xd, sj.w));
     }
 }
 
