@@ -2,13 +2,13 @@
  * asks the driver what it compiled each compute pipeline to, through
  * VK_KHR_pipeline_executable_properties: on NVIDIA the register count, shared and local
  * (spill) memory and binary size per pipeline, which WebGPU does not expose and which set how
- * many workgroups a multiprocessor holds. Dawn names each VkPipeline after the wgfuse label
- * (the runtime turns on Dawn's use_user_defined_labels_in_backend), so the log joins the
- * driver's numbers to the kernel roles that `--profile` times (bench/vkstats/join.py).
+ * many workgroups a multiprocessor holds. With wgfuse's global --backend-labels flag Dawn names
+ * each VkPipeline after the wgfuse label (its use_user_defined_labels_in_backend toggle), so the
+ * log joins the driver's numbers to the kernel roles that `--profile` times (join.py).
  *
  * Use (docs/runtime.md, "Driver statistics per pipeline"):
  *   VK_LAYER_PATH=<dir of VK_LAYER_WGF_stats.json> VK_INSTANCE_LAYERS=VK_LAYER_WGF_stats \
- *   VK_LOADER_LAYERS_ENABLE=VK_LAYER_WGF_stats WGF_VKSTATS_OUT=log.txt wgfuse ...
+ *   VK_LOADER_LAYERS_ENABLE=VK_LAYER_WGF_stats WGF_VKSTATS_OUT=log.txt wgfuse --backend-labels ...
  * Log lines: "device: with|without VK_KHR_pipeline_executable_properties", then per compute
  * pipeline "pipeline N handle=H module=mNNNN spirv_bytes=B | Stat=value | ..." (no statistics
  * where the driver lacks the extension: lavapipe), and "name pipeline handle=H <name>" when the
@@ -46,6 +46,24 @@ static struct layer {
     struct { VkShaderModule h; size_t bytes; unsigned idx; } mods[4096];
 } L = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
+/* the next layer's entry points as CreateInstance / CreateDevice stored them (read under the
+ * lock: Dawn may call in from its own threads, and nothing else orders those writes for a
+ * thread sanitizer) */
+static struct layer_next {
+    VkInstance                   inst;
+    PFN_vkGetInstanceProcAddr    gipa;
+    PFN_vkGetDeviceProcAddr      gdpa;
+    PFN_vkCreateComputePipelines create_cp;
+    PFN_vkCreateShaderModule     create_sm;
+    int                          have_ext;
+} next(void)
+{
+    pthread_mutex_lock(&L.mu);
+    struct layer_next n = {L.inst, L.gipa, L.gdpa, L.create_cp, L.create_sm, L.have_ext};
+    pthread_mutex_unlock(&L.mu);
+    return n;
+}
+
 static FILE *out(void)
 {
     if (!L.out) {
@@ -69,7 +87,11 @@ static VKAPI_ATTR VkResult VKAPI_CALL l_CreateInstance(const VkInstanceCreateInf
     c->u.pLayerInfo                = c->u.pLayerInfo->pNext;
     PFN_vkCreateInstance create    = (PFN_vkCreateInstance)gipa(NULL, "vkCreateInstance");
     VkResult r                     = create(ci, a, inst);
-    if (r == VK_SUCCESS) L.gipa = gipa, L.inst = *inst;
+    if (r == VK_SUCCESS) {
+        pthread_mutex_lock(&L.mu);
+        L.gipa = gipa, L.inst = *inst;
+        pthread_mutex_unlock(&L.mu);
+    }
     return r;
 }
 
@@ -83,9 +105,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL l_CreateDevice(VkPhysicalDevice pd, const 
     PFN_vkGetInstanceProcAddr gipa = c->u.pLayerInfo->pfnNextGetInstanceProcAddr;
     PFN_vkGetDeviceProcAddr   gdpa = c->u.pLayerInfo->pfnNextGetDeviceProcAddr;
     c->u.pLayerInfo                = c->u.pLayerInfo->pNext;
-    PFN_vkCreateDevice create      = (PFN_vkCreateDevice)gipa(L.inst, "vkCreateDevice");
+    VkInstance         inst        = next().inst;
+    PFN_vkCreateDevice create      = (PFN_vkCreateDevice)gipa(inst, "vkCreateDevice");
     PFN_vkEnumerateDeviceExtensionProperties enum_ext =
-        (PFN_vkEnumerateDeviceExtensionProperties)gipa(L.inst, "vkEnumerateDeviceExtensionProperties");
+        (PFN_vkEnumerateDeviceExtensionProperties)gipa(inst, "vkEnumerateDeviceExtensionProperties");
     uint32_t n = 0;
     enum_ext(pd, NULL, &n, NULL);
     VkExtensionProperties *ep = calloc(n ? n : 1, sizeof *ep);
@@ -111,8 +134,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL l_CreateDevice(VkPhysicalDevice pd, const 
     pthread_mutex_lock(&L.mu);
     fprintf(out(), "device: %s VK_KHR_pipeline_executable_properties\n", have ? "with" : "without");
     fflush(out());
-    pthread_mutex_unlock(&L.mu);
-    if (r != VK_SUCCESS) return r;
+    if (r != VK_SUCCESS) {
+        pthread_mutex_unlock(&L.mu);
+        return r;
+    }
     L.gdpa      = gdpa;
     L.have_ext  = have;
     L.create_cp = (PFN_vkCreateComputePipelines)gdpa(*dev, "vkCreateComputePipelines");
@@ -123,13 +148,14 @@ static VKAPI_ATTR VkResult VKAPI_CALL l_CreateDevice(VkPhysicalDevice pd, const 
         L.irs   = (PFN_vkGetPipelineExecutableInternalRepresentationsKHR)gdpa(
             *dev, "vkGetPipelineExecutableInternalRepresentationsKHR");
     }
+    pthread_mutex_unlock(&L.mu);
     return r;
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL l_CreateShaderModule(VkDevice d, const VkShaderModuleCreateInfo *ci,
                                                             const VkAllocationCallbacks *a, VkShaderModule *m)
 {
-    VkResult r = L.create_sm(d, ci, a, m);
+    VkResult r = next().create_sm(d, ci, a, m);
     if (r != VK_SUCCESS) return r;
     pthread_mutex_lock(&L.mu);
     out();
@@ -209,14 +235,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL l_CreateComputePipelines(VkDevice d, VkPip
                                                                 const VkComputePipelineCreateInfo *ci,
                                                                 const VkAllocationCallbacks *a, VkPipeline *p)
 {
-    VkComputePipelineCreateInfo *c = calloc(n ? n : 1, sizeof *c);
+    struct layer_next            nx = next();
+    VkComputePipelineCreateInfo *c  = calloc(n ? n : 1, sizeof *c);
+    if (!c) return VK_ERROR_OUT_OF_HOST_MEMORY;
     memcpy(c, ci, n * sizeof *c);
-    if (L.have_ext)
+    if (nx.have_ext)
         for (uint32_t i = 0; i < n; i++) {
             c[i].flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
             if (getenv("WGF_VKSTATS_IR")) c[i].flags |= VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
         }
-    VkResult r = L.create_cp(d, cache, n, c, a, p);
+    VkResult r = nx.create_cp(d, cache, n, c, a, p);
     if (r == VK_SUCCESS) {
         pthread_mutex_lock(&L.mu);
         for (uint32_t i = 0; i < n; i++) report(d, p[i], ci[i].stage.module);
@@ -228,15 +256,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL l_CreateComputePipelines(VkDevice d, VkPip
 
 static VKAPI_ATTR VkResult VKAPI_CALL l_SetDebugUtilsObjectNameEXT(VkDevice d, const VkDebugUtilsObjectNameInfoEXT *ni)
 {
-    if (!L.set_name) L.set_name = (PFN_vkSetDebugUtilsObjectNameEXT)L.gipa(L.inst, "vkSetDebugUtilsObjectNameEXT");
+    pthread_mutex_lock(&L.mu);
+    if (!L.set_name && L.gipa) L.set_name = (PFN_vkSetDebugUtilsObjectNameEXT)L.gipa(L.inst, "vkSetDebugUtilsObjectNameEXT");
+    PFN_vkSetDebugUtilsObjectNameEXT set_name = L.set_name;
     if (ni->objectType == VK_OBJECT_TYPE_PIPELINE || ni->objectType == VK_OBJECT_TYPE_SHADER_MODULE) {
-        pthread_mutex_lock(&L.mu);
         fprintf(out(), "name %s handle=%llx %s\n", ni->objectType == VK_OBJECT_TYPE_PIPELINE ? "pipeline" : "module",
                 (unsigned long long)ni->objectHandle, ni->pObjectName ? ni->pObjectName : "");
         fflush(out());
-        pthread_mutex_unlock(&L.mu);
     }
-    return L.set_name ? L.set_name(d, ni) : VK_SUCCESS;
+    pthread_mutex_unlock(&L.mu);
+    return set_name ? set_name(d, ni) : VK_SUCCESS;
 }
 
 static PFN_vkVoidFunction own(const char *n);
@@ -244,14 +273,15 @@ static PFN_vkVoidFunction own(const char *n);
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL l_GetDeviceProcAddr(VkDevice d, const char *n)
 {
     PFN_vkVoidFunction f = own(n);
-    return f ? f : L.gdpa(d, n);
+    return f ? f : next().gdpa(d, n);
 }
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL l_GetInstanceProcAddr(VkInstance i, const char *n)
 {
     PFN_vkVoidFunction f = own(n);
     if (f) return f;
-    return L.gipa ? L.gipa(i, n) : NULL;
+    PFN_vkGetInstanceProcAddr gipa = next().gipa;
+    return gipa ? gipa(i, n) : NULL;
 }
 
 static PFN_vkVoidFunction own(const char *n)

@@ -66,6 +66,11 @@ struct wgf_gpu_options {
                                    toggle, for wgfuse's own kernels, whose indices come from shapes
                                    and state the host validated (docs/runtime.md, "Shader
                                    robustness"); other implementations always keep their clamps */
+    bool        backend_labels; /* Dawn names each backend object (a VkPipeline, a VkBuffer) after its
+                                   wgfuse label (its use_user_defined_labels_in_backend toggle), for
+                                   driver-level tools: bench/vkstats (docs/runtime.md, "Driver
+                                   statistics per pipeline"). Off by default: with it, LeakSanitizer's
+                                   exit-time tracer crashes in a process using Dawn on lavapipe */
     struct wgf_fault_plan fault;
 };
 struct wgf_gpu_options wgf_gpu_options_default(void);

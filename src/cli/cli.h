@@ -1,7 +1,7 @@
 /* wgfuse CLI — shared state and the subcommand entry points.
  *
  * The process-wide CLI state (the only global in wgfuse) holds the options every
- * subcommand understands: --webgpu-lib, --adapter, --robust-shaders, --quiet (main.c takes them before or after
+ * subcommand understands: --webgpu-lib, --adapter, --robust-shaders, --backend-labels, --quiet (main.c takes them before or after
  * the command). --json is not one of them: the commands that write JSON take it as their own
  * flag (`wgfuse info --json` and `wgfuse --json info` are usage errors). Each command has one
  * cmd_<name>.c with `int wgf_cmd_<name>(int argc, char **argv)` that parses its own flags
@@ -23,6 +23,7 @@ struct wgf_cli_state {
     const char *adapter;    /* --adapter INDEX|NAME|TYPE                           */
     bool        quiet;      /* --quiet: no progress lines on stderr                */
     bool        robust_shaders; /* --robust-shaders: keep Dawn's bounds clamps (wgf_gpu_options) */
+    bool        backend_labels; /* --backend-labels: Dawn names backend objects by label (wgf_gpu_options) */
     char        mapped_path[1024]; /* the memory-mapped input in use (for the SIGBUS message) */
     volatile sig_atomic_t interrupted; /* SIGINT/SIGTERM number once caught, else 0      */
 };

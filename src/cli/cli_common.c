@@ -18,6 +18,7 @@ struct wgf_gpu_options wgf_cli_gpu_options(void)
     o.lib_path = wgf_cli.webgpu_lib;
     o.adapter  = wgf_cli.adapter;
     o.robust_shaders = wgf_cli.robust_shaders;
+    o.backend_labels = wgf_cli.backend_labels;
     return o;
 }
 

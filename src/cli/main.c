@@ -11,7 +11,8 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: wgfuse [--webgpu-lib PATH] [--adapter INDEX|NAME|TYPE] [--robust-shaders] [--quiet] COMMAND [ARGS]\n"
+            "usage: wgfuse [--webgpu-lib PATH] [--adapter INDEX|NAME|TYPE] [--robust-shaders] [--backend-labels] [--quiet]\n"
+            "              COMMAND [ARGS]\n"
             "       wgfuse --version\n"
             "\n"
             "commands:\n"
@@ -32,6 +33,8 @@ static void usage(FILE *f)
             "  --adapter SEL        adapter index, type (discrete|integrated|cpu) or name substring\n"
             "  --robust-shaders     keep WebGPU's bounds clamps in every shader (off by default: wgfuse's\n"
             "                       own kernels, indices from validated shapes; docs/runtime.md)\n"
+            "  --backend-labels     Dawn names each Vulkan object after its wgfuse label, for driver tools\n"
+            "                       (bench/vkstats: registers per kernel role; docs/runtime.md)\n"
             "  --quiet              no progress output on stderr\n");
 }
 
@@ -91,6 +94,8 @@ int main(int argc, char **argv)
             wgf_cli.quiet = true;
         } else if (!strcmp(a, "--robust-shaders")) {
             wgf_cli.robust_shaders = true;
+        } else if (!strcmp(a, "--backend-labels")) {
+            wgf_cli.backend_labels = true;
         } else {
             rest[nrest++] = argv[i];
         }

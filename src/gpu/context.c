@@ -465,16 +465,20 @@ enum wgf_status wgf_ctx_create(const struct wgf_gpu_options *opt_in, wgf_ctx **o
      * provider): on the H200 the clamps cost Phi-3-mini Q4_K_M 3.5% of its decode speed
      * (bench/RESULTS.md, "Tenth cut"). Every wgfuse kernel's indices derive from shapes, the
      * st state the host validated and ids it checked (docs/runtime.md). */
-    /* And Dawn gives each backend object (a VkPipeline, a VkBuffer) the label wgfuse gave it,
-     * so driver-level tools see kernel roles: bench/vkstats's layer reads the compiler's
-     * registers per pipeline by label (docs/runtime.md, "Driver statistics per pipeline"). */
-    static const char *const on[] = {"use_user_defined_labels_in_backend", "disable_robustness"};
+    /* With backend_labels, Dawn gives each backend object (a VkPipeline, a VkBuffer) the label
+     * wgfuse gave it, so driver-level tools see kernel roles: bench/vkstats's layer reads the
+     * compiler's registers per pipeline by label (docs/runtime.md, "Driver statistics per
+     * pipeline"). */
+    const char *on[2];
+    size_t      n_on = 0;
+    if (!opt.robust_shaders) on[n_on++] = "disable_robustness";
+    if (opt.backend_labels) on[n_on++] = "use_user_defined_labels_in_backend";
     WGPUDawnTogglesDescriptor toggles;
     memset(&toggles, 0, sizeof toggles);
     toggles.chain.sType         = WGPUSType_DawnTogglesDescriptor;
     toggles.disabledToggleCount = 1;
     toggles.disabledToggles     = no_quantize;
-    toggles.enabledToggleCount  = opt.robust_shaders ? 1 : 2;
+    toggles.enabledToggleCount  = n_on;
     toggles.enabledToggles      = on;
     if (ctx->p.DeviceForceLoss) dd.nextInChain = &toggles.chain;
     ctx->robust = opt.robust_shaders || !ctx->p.DeviceForceLoss;
