@@ -19,6 +19,7 @@
  * A layer is loaded once per process and reached only through the loader's entry points, so
  * its state is one static struct (L), guarded by a mutex: the one place in the tree where
  * module state is the design, not a shortcut. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,9 @@ static FILE *out(void)
     if (!L.out) {
         const char *p = getenv("WGF_VKSTATS_OUT");
         L.out = p ? fopen(p, "w") : NULL;
+        if (p && !L.out)
+            fprintf(stderr, "VK_LAYER_WGF_stats: cannot write WGF_VKSTATS_OUT '%s': %s; logging to stderr\n", p,
+                    strerror(errno));
         if (!L.out) L.out = stderr;
         L.spv_dir = getenv("WGF_VKSTATS_SPV");
         L.ir_dir  = getenv("WGF_VKSTATS_IR");
@@ -166,6 +170,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL l_CreateShaderModule(VkDevice d, const VkS
         snprintf(path, sizeof path, "%s/m%04u.spv", L.spv_dir, idx);
         FILE *f = fopen(path, "wb");
         if (f) fwrite(ci->pCode, 1, ci->codeSize, f), fclose(f);
+        else if (idx == 0)
+            fprintf(stderr, "VK_LAYER_WGF_stats: cannot write WGF_VKSTATS_SPV '%s': %s; no SPIR-V written\n", path,
+                    strerror(errno));
     }
     pthread_mutex_unlock(&L.mu);
     return r;
