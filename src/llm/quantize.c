@@ -26,11 +26,10 @@ enum rule {
     R_NONE,   /* Q3_K_S, Q5_K_S, Q6_K and the 32-blocks                                 */
     R_Q2_K,   /* attn_v Q3_K (Q4_K when n_head >= 4 n_kv_head), ffn_down, attn_output Q3_K */
     R_Q3_K_M, /* attn_v Q5_K in layers 0-1 else Q4_K; ffn_down Q5_K below n/16 else Q4_K;
-                 attn_output Q4_K; fused attn_qkv Q4_K                                   */
-    R_Q3_K_L, /* attn_v, ffn_down, attn_output Q5_K; fused attn_qkv Q4_K                 */
+                 attn_output Q4_K                                                        */
+    R_Q3_K_L, /* attn_v, ffn_down, attn_output Q5_K                                      */
     R_Q4_K_S, /* attn_v Q5_K in layers 0-3, ffn_down Q5_K below n/8                      */
-    R_K_M,    /* Q4_K_M, Q5_K_M: attn_v and ffn_down Q6_K where more_bits; fused attn_qkv
-                 one type up (Q5_K, Q6_K) in every layer                                 */
+    R_K_M,    /* Q4_K_M, Q5_K_M: attn_v and ffn_down Q6_K where more_bits                */
 };
 
 struct recipe {
@@ -101,13 +100,9 @@ static enum wgf_dtype recipe_pick(const struct recipe *r, bool pure, enum wgf__r
         if (role == WGF__ROLE_OUTPUT) {
             if (cols % wgf_dtype_block_elems(t) != 0) t = WGF_DT_Q8_0;
             else if (t != WGF_DT_Q8_0) t = WGF_DT_Q6_K;
-        } else if (role == WGF__ROLE_ATTN_QKV) { /* fused qkv has its own rule, not attn_v's */
-            switch (r->rule) {
-            case R_Q3_K_M: case R_Q3_K_L: t = WGF_DT_Q4_K; break;
-            case R_K_M: t = t == WGF_DT_Q4_K ? WGF_DT_Q5_K : WGF_DT_Q6_K; break; /* Q4_K_M, Q5_K_M */
-            default: break;
-            }
-        } else if (role == WGF__ROLE_ATTN_V) {
+        } else if (role == WGF__ROLE_ATTN_V || role == WGF__ROLE_ATTN_QKV) {
+            /* llama.cpp's tensor categories put fused qkv with attn_v (category_is_attn_v); the
+             * older name-matching code gave it a rule of its own (docs/llm.md) */
             switch (r->rule) {
             case R_Q2_K: t = n_gqa >= 4 ? WGF_DT_Q4_K : WGF_DT_Q3_K; break;
             case R_Q3_K_M: t = layer < 2 ? WGF_DT_Q5_K : WGF_DT_Q4_K; break;

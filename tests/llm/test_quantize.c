@@ -36,19 +36,23 @@ static void rules(struct wgf_t *t)
              wgf__llm_quantize_pick("Q4_K_M", false, WGF__ROLE_FFN_GATE, l, 24, 7, 1024) == WGF_DT_Q4_K;
     }
     wgf_t_check(t, ok, "Q4_K_M / Q5_K_M: attn_v and ffn_down in Q6_K at layers 0-2, 5, 8, ..., 20-23 of 24", "%s", ok ? "as worked out" : "a layer differs");
-    /* fused attn_qkv (Phi-3) has a rule of its own in llama_tensor_get_type, not attn_v's:
-     * Q4_K_M -> Q5_K and Q5_K_M -> Q6_K in every layer (no more_bits), Q3_K_M / Q3_K_L -> Q4_K,
-     * every other recipe its base type */
+    /* fused attn_qkv (Phi-3) takes attn_v's rules, as llama.cpp's tensor categories give it
+     * (tests/llm/test_llamacpp.py checks the types against llama.cpp itself). 8 layers: n/8 = 1,
+     * 7n/8 = 7, (i-1) % 3 == 2 at 3, 6 -> more_bits at {0, 3, 6, 7} */
     ok = true;
-    for (int l = 0; l < 8; l++)
-        ok = ok && wgf__llm_quantize_pick("q4_k_m", false, WGF__ROLE_ATTN_QKV, l, 8, 7, 3072) == WGF_DT_Q5_K &&
-             wgf__llm_quantize_pick("Q5_K_M", false, WGF__ROLE_ATTN_QKV, l, 8, 7, 3072) == WGF_DT_Q6_K &&
-             wgf__llm_quantize_pick("Q4_K_S", false, WGF__ROLE_ATTN_QKV, l, 8, 7, 3072) == WGF_DT_Q4_K &&
-             wgf__llm_quantize_pick("Q3_K_S", false, WGF__ROLE_ATTN_QKV, l, 8, 7, 3072) == WGF_DT_Q3_K &&
-             wgf__llm_quantize_pick("Q3_K_L", false, WGF__ROLE_ATTN_QKV, l, 8, 7, 3072) == WGF_DT_Q4_K &&
-             wgf__llm_quantize_pick("Q6_K", false, WGF__ROLE_ATTN_QKV, l, 8, 7, 3072) == WGF_DT_Q6_K &&
-             wgf__llm_quantize_pick("Q4_K_M", true, WGF__ROLE_ATTN_QKV, l, 8, 7, 3072) == WGF_DT_Q4_K;
-    wgf_t_check(t, ok, "fused attn_qkv: Q4_K_M Q5_K, Q5_K_M Q6_K, Q3_K_L Q4_K in every layer; Q4_K_S, Q3_K_S, Q6_K, --pure the base",
+    for (int l = 0; l < 8; l++) {
+        bool more = l == 0 || l == 3 || l == 6 || l == 7;
+        ok = ok && wgf__llm_quantize_pick("q4_k_m", false, WGF__ROLE_ATTN_QKV, l, 8, 1, 3072) == (more ? WGF_DT_Q6_K : WGF_DT_Q4_K) &&
+             wgf__llm_quantize_pick("Q5_K_M", false, WGF__ROLE_ATTN_QKV, l, 8, 1, 3072) == (more ? WGF_DT_Q6_K : WGF_DT_Q5_K) &&
+             wgf__llm_quantize_pick("Q4_K_S", false, WGF__ROLE_ATTN_QKV, l, 8, 1, 3072) == (l < 4 ? WGF_DT_Q5_K : WGF_DT_Q4_K) &&
+             wgf__llm_quantize_pick("Q3_K_S", false, WGF__ROLE_ATTN_QKV, l, 8, 1, 3072) == WGF_DT_Q3_K &&
+             wgf__llm_quantize_pick("Q3_K_L", false, WGF__ROLE_ATTN_QKV, l, 8, 1, 3072) == WGF_DT_Q5_K &&
+             wgf__llm_quantize_pick("Q6_K", false, WGF__ROLE_ATTN_QKV, l, 8, 1, 3072) == WGF_DT_Q6_K &&
+             wgf__llm_quantize_pick("Q4_K_M", true, WGF__ROLE_ATTN_QKV, l, 8, 1, 3072) == WGF_DT_Q4_K;
+    }
+    wgf_t_check(t, ok,
+                "fused attn_qkv as attn_v: Q4_K_M / Q5_K_M Q6_K at layers 0, 3, 6, 7 of 8; Q4_K_S Q5_K in 0-3; Q3_K_L Q5_K; "
+                "Q3_K_S, Q6_K, --pure the base",
                 "%s", ok ? "as worked out" : "differs");
     /* Q4_K_S: attn_v Q5_K in the first 4 layers, ffn_down Q5_K in the first n/8 */
     ok = wgf__llm_quantize_pick("Q4_K_S", false, WGF__ROLE_ATTN_V, 3, 24, 7, 1024) == WGF_DT_Q5_K &&
@@ -79,13 +83,13 @@ static void rules(struct wgf_t *t)
     wgf_t_check(t, ok, "recipe names: Q2_K_S (needs an imatrix) unknown here, Q4_K is llama-quantize's alias of Q4_K_M", "%s",
                 ok ? "as worked out" : "differs");
 
-    /* Q2_K: attn_v Q3_K, or Q4_K when n_gqa >= 4 (Llama-3.2-1B: 32 / 8 = 4; Qwen2.5-0.5B:
-     * 14 / 2 = 7); ffn_down and attn_output Q3_K in every layer; the rest Q2_K, fused qkv and
+    /* Q2_K: attn_v (and fused qkv) Q3_K, or Q4_K when n_gqa >= 4 (Llama-3.2-1B: 32 / 8 = 4;
+     * Qwen2.5-0.5B: 14 / 2 = 7); ffn_down and attn_output Q3_K in every layer; the rest Q2_K,
      * untied token_embd included; output Q6_K */
     ok = true;
     for (int l = 0; l < 24; l++)
         ok = ok && wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_V, l, 24, 2, 1024) == WGF_DT_Q3_K &&
-             wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_QKV, l, 24, 1, 3072) == WGF_DT_Q2_K &&
+             wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_QKV, l, 24, 1, 3072) == WGF_DT_Q3_K &&
              wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_V, l, 24, 4, 1024) == WGF_DT_Q4_K &&
              wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_ATTN_V, l, 24, 7, 1024) == WGF_DT_Q4_K &&
              wgf__llm_quantize_pick("Q2_K", false, WGF__ROLE_FFN_DOWN, l, 24, 7, 4864) == WGF_DT_Q3_K &&
@@ -106,7 +110,7 @@ static void rules(struct wgf_t *t)
         for (int k = 0; k < 2; k++) {
             const char *r = k ? "Q3_K" : "Q3_K_M";
             ok            = ok && wgf__llm_quantize_pick(r, false, WGF__ROLE_ATTN_V, l, 32, 4, 2048) == (l < 2 ? WGF_DT_Q5_K : WGF_DT_Q4_K) &&
-                 wgf__llm_quantize_pick(r, false, WGF__ROLE_ATTN_QKV, l, 32, 1, 3072) == WGF_DT_Q4_K &&
+                 wgf__llm_quantize_pick(r, false, WGF__ROLE_ATTN_QKV, l, 32, 1, 3072) == (l < 2 ? WGF_DT_Q5_K : WGF_DT_Q4_K) &&
                  wgf__llm_quantize_pick(r, false, WGF__ROLE_FFN_DOWN, l, 32, 4, 8192) == (l < 2 ? WGF_DT_Q5_K : WGF_DT_Q4_K) &&
                  wgf__llm_quantize_pick(r, false, WGF__ROLE_FFN_DOWN, l, 24, 7, 4864) == (l < 1 ? WGF_DT_Q5_K : WGF_DT_Q4_K) &&
                  wgf__llm_quantize_pick(r, false, WGF__ROLE_FFN_DOWN, l % 8, 8, 7, 4864) == WGF_DT_Q4_K &&

@@ -439,7 +439,8 @@ fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG 
 // 1 + c / 2^n (qfold_dot, half the instructions of qf4 per code) then 395 -> 411
 // (bench/RESULTS.md, "Eighth cut"); accumulated by fused multiply-add chains (qfold_fma) since
 // the twelfth cut, +1-2% on Phi-3-mini Q4_K_M / Q5_K_M and Llama-3.2-1B Q4_K_M. Q5_K (Phi-3's
-// fused attn_qkv under Q4_K_M) streams the same way since the ninth cut: +4% on Phi-3-mini Q4_K_M, +12% on Q5_K_M; since the tenth its
+// fused attn_qkv under older llama.cpp's Q4_K_M) streams the same way since the ninth cut: +4% on
+// Phi-3-mini Q4_K_M, +12% on Q5_K_M; since the tenth its
 // fifth bits come regrouped per item (gr_quant.c: one chunk an item, word k's bits one shift
 // away), +9% on Phi-3-mini and Llama-3.2-1B Q5_K_M.
 // Measured and kept out (ninth cut): multiply-add chains with a per-workgroup table of the
