@@ -354,9 +354,12 @@ enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf
 enum wgf_status wgf_llm_tokenizer_load_path(const char *path, struct wgf_tokenizer **out, struct wgf_err *err);
 
 /* Add the GGUF form (tokenizer.ggml.model "gpt2", tokens, token_type, merges, pre, BOS/EOS
- * when >= 0) of a byte-level BPE tokenizer.json to a GGUF writer (src/llm/gguf.h). */
+ * when >= 0) of a byte-level BPE tokenizer.json to a GGUF writer (src/llm/gguf.h). n_vocab > 0:
+ * the model's embedding rows; the token list is padded to it with "[PAD<id>]" tokens of type
+ * UNUSED, as convert_hf_to_gguf.py does (llama.cpp wants one token per row), and an id past it
+ * is an error. 0: the tokenizer's own size. Ids no token has are padded the same way. */
 struct wgf_gguf_writer;
-enum wgf_status wgf_llm_gguf_add_tokenizer_json(struct wgf_gguf_writer *w, const char *tokenizer_json_path,
+enum wgf_status wgf_llm_gguf_add_tokenizer_json(struct wgf_gguf_writer *w, const char *tokenizer_json_path, int64_t n_vocab,
                                                 int32_t bos_id, int32_t eos_id, struct wgf_err *err);
 
 /* Internal, shared by the backends: the model has every tensor the forward indexes, with

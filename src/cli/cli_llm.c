@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -55,8 +56,8 @@ int wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int *
             return 2;
         }
         b->plan = v;
-    } else if (!strcmp(v, "f16") || !strcmp(v, "f32")) {
-        b->weights_f32 = !strcmp(v, "f32");
+    } else if (!strcasecmp(v, "f16") || !strcasecmp(v, "f32")) { /* the GPU's weight format; BF16 rounds at load */
+        b->weights_f32 = !strcasecmp(v, "f32");
     } else if (wgf_llm_quantize_known(v)) {
         b->quant = v;
     } else {

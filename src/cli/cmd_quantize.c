@@ -15,7 +15,8 @@ static void quantize_usage(FILE *f)
             "  TYPE: %s.\n"
             "  The _S/_M/_L recipes and the output matrix follow llama-quantize's rules; --pure puts every\n"
             "  matrix in TYPE's base type. Rows that are not whole blocks fall back as llama.cpp does\n"
-            "  (Q2_K, Q3_K->Q4_0, Q4_K->Q5_0, Q5_K->Q5_1, Q6_K->Q8_0, else F16). A GGUF input's metadata (tokenizer, chat\n"
+            "  (Q2_K, Q3_K->Q4_0, Q4_K->Q5_0, Q5_K->Q5_1, Q6_K->Q8_0, else F16). F16, BF16, F32: every matrix in\n"
+            "  that type, no quantization (an HF model converted to GGUF). A GGUF input's metadata (tokenizer, chat\n"
             "  template) is copied; an HF input's tokenizer.json is converted (--no-tokenizer: weights only).\n",
             wgf_llm_quantize_types());
 }

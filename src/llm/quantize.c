@@ -45,13 +45,16 @@ static const struct recipe recipes[] = {
     {"Q3_K_S", WGF_DT_Q3_K, 11, R_NONE},    {"Q3_K_M", WGF_DT_Q3_K, 12, R_Q3_K_M}, {"Q3_K_L", WGF_DT_Q3_K, 13, R_Q3_K_L},
     {"Q4_K_S", WGF_DT_Q4_K, 14, R_Q4_K_S},  {"Q4_K_M", WGF_DT_Q4_K, 15, R_K_M},   {"Q5_K_S", WGF_DT_Q5_K, 16, R_NONE},
     {"Q5_K_M", WGF_DT_Q5_K, 17, R_K_M},     {"Q6_K", WGF_DT_Q6_K, 18, R_NONE},
+    /* no quantization: every matrix in the float type, as llama-quantize and convert_hf_to_gguf write */
+    {"F32", WGF_DT_F32, 0, R_NONE},         {"F16", WGF_DT_F16, 1, R_NONE},       {"BF16", WGF_DT_BF16, 32, R_NONE},
     /* llama-quantize's aliases */
     {"Q3_K", WGF_DT_Q3_K, 12, R_Q3_K_M},    {"Q4_K", WGF_DT_Q4_K, 15, R_K_M},     {"Q5_K", WGF_DT_Q5_K, 17, R_K_M},
 };
 
 const char *wgf_llm_quantize_types(void)
 {
-    return "Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K_S, Q3_K_M (Q3_K), Q3_K_L, Q4_K_S, Q4_K_M (Q4_K), Q5_K_S, Q5_K_M (Q5_K), Q6_K";
+    return "Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K_S, Q3_K_M (Q3_K), Q3_K_L, Q4_K_S, Q4_K_M (Q4_K), Q5_K_S, Q5_K_M (Q5_K), Q6_K, "
+           "F16, BF16, F32";
 }
 
 static const struct recipe *find_recipe(const char *s)
@@ -96,6 +99,7 @@ static enum wgf_dtype recipe_pick(const struct recipe *r, bool pure, enum wgf__r
                                   int64_t cols)
 {
     enum wgf_dtype t = r->base;
+    if (wgf_dtype_block_elems(t) == 1) return t; /* a float type: no mixture (llama.cpp's too) */
     if (!pure) {
         if (role == WGF__ROLE_OUTPUT) {
             if (cols % wgf_dtype_block_elems(t) != 0) t = WGF_DT_Q8_0;
@@ -160,7 +164,7 @@ static enum wgf_status meta(void *user, struct wgf_gguf_writer *w, struct wgf_er
         }
         return WGF_OK;
     }
-    if (p->tok_json) return wgf_llm_gguf_add_tokenizer_json(w, p->tok_json, c->bos_id, c->n_eos ? c->eos_ids[0] : -1, err);
+    if (p->tok_json) return wgf_llm_gguf_add_tokenizer_json(w, p->tok_json, c->vocab_size, c->bos_id, c->n_eos ? c->eos_ids[0] : -1, err);
     if (c->bos_id >= 0) wgf_gguf_writer_add_u32(w, "tokenizer.ggml.bos_token_id", (uint32_t)c->bos_id);
     if (c->n_eos > 0) wgf_gguf_writer_add_u32(w, "tokenizer.ggml.eos_token_id", (uint32_t)c->eos_ids[0]);
     return WGF_OK;

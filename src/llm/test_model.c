@@ -449,6 +449,7 @@ static enum wgf_status write_gguf(const struct wgf_test_model_spec *s, const str
 struct test_tok {
     char    json[4200]; /* the test tokenizer.json, written once next to the output          */
     int32_t eos;
+    int64_t n_vocab; /* the model's embedding rows: the GGUF token list is padded to them */
 };
 
 static enum wgf_status test_tok_hook(void *user, const char *hf_dir, struct wgf_gguf_writer *gguf, struct wgf_err *err)
@@ -459,7 +460,7 @@ static enum wgf_status test_tok_hook(void *user, const char *hf_dir, struct wgf_
         snprintf(p, sizeof p, "%s/tokenizer.json", hf_dir);
         return wgf_tokenizer_write_test_json(p, err);
     }
-    return wgf_llm_gguf_add_tokenizer_json(gguf, h->json, -1, h->eos, err);
+    return wgf_llm_gguf_add_tokenizer_json(gguf, h->json, h->n_vocab, -1, h->eos, err);
 }
 
 /* Write the tokenizer once to learn its ids (EOS = <|im_end|>, BOS = <|endoftext|>) and
@@ -491,6 +492,7 @@ static enum wgf_status write_with_test_tokenizer(const struct wgf_test_model_spe
     if (eot >= 0) sp.bos_id = eot; /* as Qwen2.5's config: bos_token_id = <|endoftext|> */
     sp.eos_id              = im_end >= 0 ? im_end : eot;
     h.eos                  = sp.eos_id;
+    h.n_vocab              = sp.vocab_size;
     op.with_test_tokenizer = false;
     op.tokenizer           = test_tok_hook;
     op.tokenizer_user      = &h;

@@ -155,7 +155,7 @@ static const char *split_regex(json_t *root)
     return NULL;
 }
 
-enum wgf_status wgf_llm_gguf_add_tokenizer_json(struct wgf_gguf_writer *w, const char *path, int32_t bos_id,
+enum wgf_status wgf_llm_gguf_add_tokenizer_json(struct wgf_gguf_writer *w, const char *path, int64_t n_vocab, int32_t bos_id,
                                                 int32_t eos_id, struct wgf_err *err)
 {
     json_error_t    je;
@@ -198,6 +198,14 @@ enum wgf_status wgf_llm_gguf_add_tokenizer_json(struct wgf_gguf_writer *w, const
         }
         if ((size_t)id + 1 > n_tok) n_tok = (size_t)id + 1;
     }
+    /* the model's embedding rows: llama.cpp requires one token per row, and
+     * convert_hf_to_gguf.py pads with "[PAD<id>]" tokens (UNUSED), holes included */
+    if (n_vocab > 0 && n_tok > (size_t)n_vocab) {
+        st = wgf_fail(err, WGF_ERR_FORMAT, "%s: token id %zu is past the model's vocabulary (%lld rows)", path, n_tok - 1,
+                      (long long)n_vocab);
+        goto done;
+    }
+    if (n_vocab > 0) n_tok = (size_t)n_vocab;
     tokens = calloc(n_tok ? n_tok : 1, sizeof *tokens);
     types  = calloc(n_tok ? n_tok : 1, sizeof *types);
     merges = calloc(json_array_size(mj) + 1, sizeof *merges);
@@ -224,8 +232,13 @@ enum wgf_status wgf_llm_gguf_add_tokenizer_json(struct wgf_gguf_writer *w, const
     if (st) goto done;
     for (size_t k = 0; k < n_tok; k++)
         if (!tokens[k]) {
-            st = wgf_fail(err, WGF_ERR_FORMAT, "%s: no token has id %zu (GGUF needs a dense vocabulary)", path, k);
-            goto done;
+            char pad[32];
+            snprintf(pad, sizeof pad, "[PAD%zu]", k);
+            types[k] = WGF_TOKEN_UNUSED;
+            if (!(tokens[k] = strdup(pad))) {
+                st = wgf_fail(err, WGF_ERR_NOMEM, "%s: token copy", path);
+                goto done;
+            }
         }
     json_array_foreach(mj, i, val)
     {

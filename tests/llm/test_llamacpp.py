@@ -12,8 +12,8 @@ gate/up, 8 layers):
    and `wgfuse llm quantize` of the same F32 file give the same tensors, shapes, types (the
    _S/_M/_L mixtures and fallbacks) and tensor bytes (ggml's reference quantizers), and the
    same general.file_type; also with --pure, and from an F16 source.
-2. Decoding: each quantized type of those files, decoded by ggml's own dequantize_row_* into an
-   F32 GGUF, gives the same logits under wgfuse's cpu-ref as the quantized file itself
+2. Decoding: each quantized type of those files (and F16, BF16), decoded by ggml's own
+   dequantize_row_* (ggml_fp16_to_fp32_row, ggml_bf16_to_fp32_row) into an F32 GGUF, gives the same logits under wgfuse's cpu-ref as the quantized file itself
    (<= 1e-4 of the largest logit, issue 14's bound), and so does the GPU plan `roles` on two
    mixtures: wgfuse reads every block as ggml does.
 3. Loading: llama.cpp loads the files wgfuse writes (F32 and quantized) and its logits after an
@@ -21,6 +21,13 @@ gate/up, 8 layers):
    keeps the KV cache in f16), within 5e-2 for quantized files (llama.cpp's CPU rounds the
    activations of quantized matrices to 8 bits; the exact check is 2.). wgfuse reads
    llama-quantize's own files to the same logits as its own.
+4. From Hugging Face directories (the same three architectures, F32): llama.cpp runs the GGUF
+   `wgfuse llm quantize --type F32` converts (Llama's q/k rows permuted, Phi-3's fused) to
+   wgfuse's logits on the directory, within 2e-3.
+5. Real tokenizers (Qwen3's and Llama-3's tokenizer.json, with tiny models of their vocabulary
+   size): llama.cpp loads the Q8_0 GGUF wgfuse converts (its token list padded to the
+   embedding rows, as convert_hf_to_gguf.py does) and tokenizes tests/llm/data's corpus to the
+   ids wgfuse gives from the same file, with and without special-token parsing.
 
 Without third_party/llamacpp (scripts/setup.sh installs it) the test says SKIP (exit 77).
 """
@@ -40,7 +47,10 @@ fails = 0
 
 # llama_ftype of each recipe (llama.h)
 RECIPES = {'Q4_0': 2, 'Q4_1': 3, 'Q8_0': 7, 'Q5_0': 8, 'Q5_1': 9, 'Q2_K': 10, 'Q3_K_S': 11, 'Q3_K_M': 12,
-           'Q3_K_L': 13, 'Q4_K_S': 14, 'Q4_K_M': 15, 'Q5_K_S': 16, 'Q5_K_M': 17, 'Q6_K': 18}
+           'Q3_K_L': 13, 'Q4_K_S': 14, 'Q4_K_M': 15, 'Q5_K_S': 16, 'Q5_K_M': 17, 'Q6_K': 18,
+           'F32': 0, 'F16': 1, 'BF16': 32}
+# real tokenizers (scripts/setup.sh's third_party/chat_models) and their models' embedding rows
+REAL_TOKENIZERS = {'qwen3': ('qwen2', 151936), 'llama3': ('llama', 128256)}
 MODELS = {
     'llama': 'dim=256,hidden=512,layers=4,heads=4,kv_heads=2,vocab=512,ctx=128',
     'qwen2': 'dim=224,hidden=768,layers=8,heads=7,kv_heads=1,vocab=512,ctx=128',
@@ -280,6 +290,48 @@ def rel_diff(a, b):
     return max(abs(x - y) for x, y in zip(a, b)) / max(max(abs(y) for y in b), 1e-30)
 
 
+def real_tokenizers(lc):
+    corpus = open(os.path.join(SRC, 'tests', 'llm', 'data', 'tokenizer_corpus.txt'), encoding='utf-8').read()
+    ll = lc.ll
+    ll.llama_tokenize.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int32),
+                                  ctypes.c_int32, ctypes.c_bool, ctypes.c_bool]
+    ll.llama_tokenize.restype = ctypes.c_int32
+    for name, (arch, rows) in REAL_TOKENIZERS.items():
+        tj = os.path.join(SRC, 'third_party', 'chat_models', name, 'tokenizer.json')
+        if not check(os.path.exists(tj), '%s: tokenizer.json present (scripts/setup.sh)' % name):
+            continue
+        hf, gg = os.path.join(TMP, name + '_hf'), os.path.join(TMP, name + '_q8.gguf')
+        ok = wgfuse('llm', 'make-test-model', '--arch', arch, '--no-tokenizer', '--format', 'hf', '--dtype', 'f16', '-o', hf,
+                    '--dims', 'dim=64,hidden=128,layers=1,heads=2,kv_heads=1,vocab=%d,ctx=128' % rows)
+        if ok:
+            for f in ('tokenizer.json', 'tokenizer_config.json'):
+                open(os.path.join(hf, f), 'wb').write(open(os.path.join(os.path.dirname(tj), f), 'rb').read())
+            ok = wgfuse('llm', 'quantize', hf, gg, '--type', 'Q8_0')
+        m = ll.llama_model_load_from_file(gg.encode(), ll.llama_model_default_params()) if ok else None
+        if not check(bool(m), '%s: llama.cpp loads the GGUF wgfuse converts (one token per each of the %d embedding rows)' % (name, rows)):
+            continue
+        vocab = ll.llama_model_get_vocab(m)
+        for special in (False, True):
+            text = corpus
+            if special and name == 'qwen3':
+                # llama.cpp turns an end-of-generation-looking NORMAL token ("</s>" is one in
+                # Qwen3's vocabulary) into a control token at load; the tokenizer.json and wgfuse
+                # keep it normal, so with special parsing the text "</s>" splits differently
+                text = text.replace('</s>', '')
+            b = text.encode()
+            buf = (ctypes.c_int32 * (len(b) + 16))()
+            n = ll.llama_tokenize(vocab, b, len(b), buf, len(b) + 16, False, special)
+            theirs = list(buf[:max(n, 0)])
+            r = subprocess.run([CLI, 'tokenize', '-m', gg, '-p', text, '--no-bos'] + (['--parse-special'] if special else []),
+                               capture_output=True, text=True, timeout=900)
+            ours = [int(x) for x in r.stdout.strip().strip('[]').split(',') if x.strip()] if r.returncode == 0 else None
+            at = next((i for i, (x, y) in enumerate(zip(ours or [], theirs)) if x != y), None)
+            check(n > 0 and ours == theirs, '%s: the corpus (%d bytes) tokenizes alike%s: %d ids%s' %
+                  (name, len(b), ' with special tokens' if special else '', len(theirs),
+                   '' if ours == theirs else ' (wgfuse %s, first difference at %s)' % (None if ours is None else len(ours), at)))
+        ll.llama_model_free(m)
+
+
 def main():
     try:
         lc = LlamaCpp(LIBDIR)
@@ -296,6 +348,13 @@ def main():
         ref = wg_logits(f32)
         d = rel_diff(ref, lc.logits(f32, TOKENS))
         check(d <= F32_TOL, '%s F32: llama.cpp loads wgfuse\'s file, logits within %.0e (%.2e)' % (arch, F32_TOL, d))
+        # 4. an HF directory converted
+        hf, conv = os.path.join(TMP, arch + '_hf'), os.path.join(TMP, arch + '_hf.gguf')
+        ok = wgfuse('llm', 'make-test-model', '--arch', arch, '--dims', dims, '--format', 'hf', '--dtype', 'f32', '-o', hf) and \
+            wgfuse('llm', 'quantize', hf, conv, '--type', 'F32')
+        d = rel_diff(wg_logits(hf), lc.logits(conv, TOKENS)) if ok else float('inf')
+        check(d <= F32_TOL, '%s HF -> GGUF F32: llama.cpp\'s logits = wgfuse\'s on the directory within %.0e (%.2e)' %
+              (arch, F32_TOL, d))
         # 1. the same file from both quantizers
         for recipe, ftype in RECIPES.items():
             ours, theirs = os.path.join(TMP, 'wg.gguf'), os.path.join(TMP, 'lc.gguf')
@@ -335,8 +394,9 @@ def main():
                     '-o', f16) and wgfuse('llm', 'quantize', f16, ours, '--type', 'Q5_K_M') and lc.quantize(f16, theirs, 17) == 0
         why = same_file(lc, theirs, ours) if ok else 'a step failed'
         check(not why, '%s Q5_K_M from an F16 source: the same file%s' % (arch, ': ' + why if why else ''))
+    real_tokenizers(lc)
     names = sorted(lc.type_info(t)[0] for t in covered)
-    check(len(covered) == 10, 'every quantized type was decoded against ggml: %s' % ', '.join(names))
+    check(len(covered) == 12, 'every block type, f16 and bf16 were decoded against ggml: %s' % ', '.join(names))
     # the tolerances tell models apart: the F32 model's logits against its own Q4_0 file's
     d = rel_diff(wg_logits(os.path.join(TMP, 'llama_f32.gguf')), lc.logits(os.path.join(TMP, 'llama_f32.gguf'), TOKENS[:-1] + [301]))
     check(d > F32_TOL, 'control: another prompt\'s logits are not within the F32 tolerance (%.2e)' % d)
