@@ -28,32 +28,46 @@ static enum wgf_status add_stacked(struct wgf_gguf_writer *w, const char *name, 
     if (wgf_dtype_block_elems(dtype) > 1 && cols % wgf_dtype_block_elems(dtype)) dtype = WGF_DT_F16;
     uint64_t ne = (uint64_t)rows * (uint64_t)cols, nb = 0;
     wgf__dtype_nbytes(dtype, ne, (uint64_t)cols, &nb);
-    float   *v   = malloc((size_t)ne * sizeof *v);
-    uint8_t *enc = malloc((size_t)(nb ? nb : 1));
+    const uint64_t rb  = (uint64_t)cols / (uint64_t)wgf_dtype_block_elems(dtype) * (uint64_t)wgf_dtype_block_bytes(dtype);
+    float         *v   = malloc((size_t)cols * sizeof *v);
+    uint8_t       *enc = malloc((size_t)(nb ? nb : 1));
     if (!v || !enc) {
         free(v);
         free(enc);
         return wgf_fail(err, WGF_ERR_NOMEM, "%s: tensor '%s': out of memory", path, name);
     }
-    int64_t r = 0;
-    for (int i = 0; i < n_parts; i++)
-        for (int64_t k = 0; k < wgf_tensor_nrows(parts[i]); k++, r++) {
-            int64_t dst = perm_head_dim ? wgf__llama_perm_row(r, perm_head_dim) : r;
-            wgf_tensor_row_f32(parts[i], k, v + (uint64_t)dst * (uint64_t)cols);
+    /* Row by row (a block never spans rows). A row already in `dtype` is copied as it is, as
+     * llama-quantize does for a tensor whose type does not change: re-encoding a decoded block
+     * need not give the same block back (the scale searches are not idempotent). Only the
+     * rows re-encoded to a block type must be finite (the block searches assume it, ggml's
+     * too: a NaN makes its integer conversions undefined); f16/f32 carry NaN/Inf through. */
+    enum wgf_status st = WGF_OK;
+    int64_t         r  = 0;
+    for (int i = 0; i < n_parts && st == WGF_OK; i++)
+        for (int64_t k = 0; k < wgf_tensor_nrows(parts[i]) && st == WGF_OK; k++, r++) {
+            int64_t  dst = perm_head_dim ? wgf__llama_perm_row(r, perm_head_dim) : r;
+            uint8_t *out = enc + (uint64_t)dst * rb;
+            if (parts[i]->dtype == dtype) {
+                memcpy(out, (const uint8_t *)parts[i]->data + (uint64_t)k * rb, (size_t)rb);
+                continue;
+            }
+            wgf_tensor_row_f32(parts[i], k, v);
+            for (int64_t j = 0; wgf_dtype_block_elems(dtype) > 1 && j < cols; j++)
+                if (!isfinite(v[j])) {
+                    uint64_t e = (uint64_t)dst * (uint64_t)cols + (uint64_t)j;
+                    st = wgf_fail(err, WGF_ERR_FORMAT, "%s: tensor '%s': element %llu (row %llu) is %s: cannot quantize to %s", path,
+                                  name, (unsigned long long)e, (unsigned long long)dst, isnan(v[j]) ? "NaN" : "Inf", wgf_dtype_str(dtype));
+                    break;
+                }
+            if (st == WGF_OK) wgf__dtype_encode(dtype, v, (uint64_t)cols, out);
         }
-    /* the block searches assume finite input (ggml's too: a NaN makes its integer
-     * conversions undefined); f16/f32 carry NaN/Inf through as they are */
-    for (uint64_t i = 0; wgf_dtype_block_elems(dtype) > 1 && i < ne; i++)
-        if (!isfinite(v[i])) {
-            const char *what = isnan(v[i]) ? "NaN" : "Inf";
-            free(v);
-            free(enc);
-            return wgf_fail(err, WGF_ERR_FORMAT, "%s: tensor '%s': element %llu (row %llu) is %s: cannot quantize to %s", path, name,
-                            (unsigned long long)i, (unsigned long long)(i / (uint64_t)cols), what, wgf_dtype_str(dtype));
-        }
-    wgf__dtype_encode(dtype, v, ne, enc);
-    int64_t         shape[2] = {rows, cols};
-    enum wgf_status st       = wgf_gguf_writer_add_tensor(w, name, dtype, one_d ? 1 : 2, one_d ? &shape[1] : shape, enc, nb);
+    if (st) {
+        free(v);
+        free(enc);
+        return st;
+    }
+    int64_t shape[2] = {rows, cols};
+    st               = wgf_gguf_writer_add_tensor(w, name, dtype, one_d ? 1 : 2, one_d ? &shape[1] : shape, enc, nb);
     free(v);
     free(enc);
     return st == WGF_OK ? WGF_OK : wgf_fail(err, WGF_ERR_NOMEM, "%s: tensor '%s': out of memory", path, name);

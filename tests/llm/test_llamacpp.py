@@ -11,7 +11,8 @@ gate/up, 8 layers):
 1. Files: for every recipe, llama_model_quantize (llama-quantize without an importance matrix)
    and `wgfuse llm quantize` of the same F32 file give the same tensors, shapes, types (the
    _S/_M/_L mixtures and fallbacks) and tensor bytes (ggml's reference quantizers), and the
-   same general.file_type; also with --pure, and from an F16 source.
+   same general.file_type; also with --pure, from an F16 source, and from a Q4_K_M file
+   re-quantized (a matrix already in its new type is copied, as llama-quantize copies it).
 2. Decoding: each quantized type of those files (and F16, BF16), decoded by ggml's own
    dequantize_row_* (ggml_fp16_to_fp32_row, ggml_bf16_to_fp32_row) into an F32 GGUF, gives the same logits under wgfuse's cpu-ref as the quantized file itself
    (<= 1e-4 of the largest logit, issue 14's bound), and so does the GPU plan `roles` on two
@@ -131,10 +132,11 @@ class LlamaCpp:
         """(name, elements per block, bytes per block) of ggml type t"""
         return self.base.ggml_type_name(t).decode(), self.base.ggml_blck_size(t), self.base.ggml_type_size(t)
 
-    def quantize(self, src, dst, ftype, pure=False):
+    def quantize(self, src, dst, ftype, pure=False, requantize=False):
         p = self.ll.llama_model_quantize_default_params()
         struct.pack_into('<ii', p.b, 0, 2, ftype)  # nthread, ftype
-        p.b[19] = 1 if pure else 0                 # after 3 enums, allow_requantize, quantize_output_tensor, only_copy
+        p.b[16] = 1 if requantize else 0           # allow_requantize, after 4 int-sized fields
+        p.b[19] = 1 if pure else 0                 # after allow_requantize, quantize_output_tensor, only_copy
         return self.ll.llama_model_quantize(src.encode(), dst.encode(), ctypes.byref(p))
 
     def dequantize(self, t, raw, n):
@@ -394,6 +396,15 @@ def main():
                     '-o', f16) and wgfuse('llm', 'quantize', f16, ours, '--type', 'Q5_K_M') and lc.quantize(f16, theirs, 17) == 0
         why = same_file(lc, theirs, ours) if ok else 'a step failed'
         check(not why, '%s Q5_K_M from an F16 source: the same file%s' % (arch, ': ' + why if why else ''))
+        # a quantized source re-quantized (llama-quantize --allow-requantize): a matrix whose type
+        # does not change is copied, the others decoded and quantized again
+        src = os.path.join(TMP, arch + '_q4km.gguf')
+        ok = lc.quantize(f32, src, RECIPES['Q4_K_M']) == 0
+        for recipe in ('Q4_K_M', 'Q3_K_M', 'Q6_K', 'Q8_0'):
+            ok2 = ok and wgfuse('llm', 'quantize', src, ours, '--type', recipe) and \
+                lc.quantize(src, theirs, RECIPES[recipe], requantize=True) == 0
+            why = same_file(lc, theirs, ours) if ok2 else 'a quantizer failed'
+            check(not why, '%s Q4_K_M re-quantized to %s: the same file%s' % (arch, recipe, ': ' + why if why else ''))
     real_tokenizers(lc)
     names = sorted(lc.type_info(t)[0] for t in covered)
     check(len(covered) == 12, 'every block type, f16 and bf16 were decoded against ggml: %s' % ', '.join(names))
