@@ -24,7 +24,10 @@ gate/up, 8 layers):
    llama-quantize's own files to the same logits as its own.
 4. From Hugging Face directories (the same three architectures, F32): llama.cpp runs the GGUF
    `wgfuse llm quantize --type F32` converts (Llama's q/k rows permuted, Phi-3's fused) to
-   wgfuse's logits on the directory, within 2e-3.
+   wgfuse's logits on the directory, within 2e-3; so do Llama-3's rope scaling and Phi-3's
+   LongRoPE over 60 tokens of a 16-token original context (and without the scaling the same
+   weights are told apart). Below the original length llama.cpp keeps LongRoPE's long factors
+   when its context exceeds it, where transformers and wgfuse take the short ones: not compared.
 5. Real tokenizers (Qwen3's and Llama-3's tokenizer.json, with tiny models of their vocabulary
    size): llama.cpp loads the Q8_0 GGUF wgfuse converts (its token list padded to the
    embedding rows, as convert_hf_to_gguf.py does) and tokenizes tests/llm/data's corpus to the
@@ -34,7 +37,9 @@ Without third_party/llamacpp (scripts/setup.sh installs it) the test says SKIP (
 """
 import array
 import ctypes
+import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -272,10 +277,11 @@ def wgfuse(*args):
     return r.returncode == 0
 
 
-def wg_logits(path, *extra):
-    """wgfuse's logits at the last of TOKENS, or None"""
+def wg_logits(path, *extra, tokens=None):
+    """wgfuse's logits at the last of `tokens` (TOKENS), or None"""
     out = os.path.join(TMP, 'logits.npy')
-    if not wgfuse('run', '-m', path, '--tokens', ','.join(map(str, TOKENS)), '-n', '0', '--logits-out', out, *extra):
+    ids = ','.join(map(str, tokens or TOKENS))
+    if not wgfuse('run', '-m', path, '--tokens', ids, '-n', '0', '--logits-out', out, *extra):
         return None
     b = open(out, 'rb').read()
     hl = struct.unpack_from('<H', b, 8)[0]
@@ -332,6 +338,41 @@ def real_tokenizers(lc):
                   (name, len(b), ' with special tokens' if special else '', len(theirs),
                    '' if ours == theirs else ' (wgfuse %s, first difference at %s)' % (None if ours is None else len(ours), at)))
         ll.llama_model_free(m)
+
+
+def rope_scaling(lc):
+    """Llama-3's rope scaling (rope_freqs.weight) and Phi-3's LongRoPE (rope_factors_long/short),
+    from HF configs whose original context is 16 tokens, so that 60 tokens reach the scaled
+    frequencies: llama.cpp on the converted F32 GGUF against wgfuse on the directory"""
+    toks = [(7 * i + 3) % 500 for i in range(60)]
+    cases = {
+        'llama': {'rope_scaling': {'rope_type': 'llama3', 'factor': 8.0, 'low_freq_factor': 1.0, 'high_freq_factor': 4.0,
+                                   'original_max_position_embeddings': 16}},
+        'phi3': {'rope_scaling': {'type': 'longrope', 'long_factor': [1.0 + 0.5 * i for i in range(32)],
+                                  'short_factor': [1.0 + 0.05 * i for i in range(32)]},
+                 'original_max_position_embeddings': 16},
+    }
+    for arch, extra in cases.items():
+        hf, plain, conv = (os.path.join(TMP, arch + s) for s in ('_rope_hf', '_rope_plain', '_rope.gguf'))
+        ok = wgfuse('llm', 'make-test-model', '--arch', arch, '--format', 'hf', '--dtype', 'f32', '-o', hf,
+                    '--dims', 'dim=256,hidden=512,layers=2,heads=4,kv_heads=%d,vocab=512,ctx=256' % (4 if arch == 'phi3' else 2))
+        if ok:
+            cfg = json.load(open(os.path.join(hf, 'config.json')))
+            cfg.update(extra)
+            json.dump(cfg, open(os.path.join(hf, 'config.json'), 'w'))
+            ok = wgfuse('llm', 'quantize', hf, conv, '--type', 'F32')
+        theirs = lc.logits(conv, toks) if ok else None
+        d = rel_diff(wg_logits(hf, tokens=toks), theirs)
+        check(d <= F32_TOL, '%s %s, 60 tokens: llama.cpp on the converted GGUF = wgfuse on the directory within %.0e (%.2e)' %
+              (arch, 'llama3 rope scaling' if arch == 'llama' else 'LongRoPE', F32_TOL, d))
+        # control: the same weights without the scaling are told apart
+        if ok:
+            shutil.rmtree(plain, ignore_errors=True)
+            shutil.copytree(hf, plain)
+            cfg.pop('rope_scaling')
+            json.dump(cfg, open(os.path.join(plain, 'config.json'), 'w'))
+        d = rel_diff(wg_logits(plain, tokens=toks), theirs) if ok else 0.0
+        check(d > 10 * F32_TOL, '%s control: without the scaling the logits are %.2e away' % (arch, d))
 
 
 def main():
@@ -406,6 +447,7 @@ def main():
             why = same_file(lc, theirs, ours) if ok2 else 'a quantizer failed'
             check(not why, '%s Q4_K_M re-quantized to %s: the same file%s' % (arch, recipe, ': ' + why if why else ''))
     real_tokenizers(lc)
+    rope_scaling(lc)
     names = sorted(lc.type_info(t)[0] for t in covered)
     check(len(covered) == 12, 'every block type, f16 and bf16 were decoded against ggml: %s' % ', '.join(names))
     # the tolerances tell models apart: the F32 model's logits against its own Q4_0 file's
