@@ -198,7 +198,8 @@ enum wgf_status wgf_llm_model_synth_weights(const char *shape, const char *weigh
 {
     if (!strcmp(weights, "f16") || !strcmp(weights, "bf16"))
         return synth(shape, !strcmp(weights, "f16") ? WGF_DT_F16 : WGF_DT_BF16, NULL, seed, out, err);
-    if (wgf__llm_quantize_pick(weights, false, WGF__ROLE_FFN_UP, 0, 1, 1, 256) == WGF_DT_COUNT)
+    enum wgf_dtype pick = wgf__llm_quantize_pick(weights, false, WGF__ROLE_FFN_UP, 0, 1, 1, 256);
+    if (pick == WGF_DT_COUNT || pick == WGF_DT_F32) /* f32: not a synthetic model's (random bits need not be finite) */
         return wgf_fail(err, WGF_ERR_ARG, "synthetic model: weights '%s' are not f16, bf16 or a quantization type (%s)",
                         weights, wgf_llm_quantize_types());
     return synth(shape, WGF_DT_F16, weights, seed, out, err);

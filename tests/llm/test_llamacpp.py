@@ -38,6 +38,7 @@ Without third_party/llamacpp (scripts/setup.sh installs it) the test says SKIP (
 import array
 import ctypes
 import json
+import math
 import os
 import shutil
 import struct
@@ -295,6 +296,8 @@ def rel_diff(a, b):
     if a is None or b is None or len(b) == 0 or len(a) < len(b):
         return float('inf')
     a = a[len(a) - len(b):]
+    if not all(math.isfinite(v) for v in a) or not all(math.isfinite(v) for v in b):
+        return float('inf')  # max() would skip a NaN
     return max(abs(x - y) for x, y in zip(a, b)) / max(max(abs(y) for y in b), 1e-30)
 
 
@@ -371,8 +374,8 @@ def rope_scaling(lc):
             shutil.copytree(hf, plain)
             cfg.pop('rope_scaling')
             json.dump(cfg, open(os.path.join(plain, 'config.json'), 'w'))
-        d = rel_diff(wg_logits(plain, tokens=toks), theirs) if ok else 0.0
-        check(d > 10 * F32_TOL, '%s control: without the scaling the logits are %.2e away' % (arch, d))
+        d = rel_diff(wg_logits(plain, tokens=toks), theirs) if ok else float('inf')
+        check(math.isfinite(d) and d > 5 * F32_TOL, '%s control: without the scaling the logits are %.2e away' % (arch, d))
 
 
 def main():
@@ -401,10 +404,15 @@ def main():
         # 1. the same file from both quantizers
         for recipe, ftype in RECIPES.items():
             ours, theirs = os.path.join(TMP, 'wg.gguf'), os.path.join(TMP, 'lc.gguf')
+            for f in (ours, theirs):  # no earlier recipe's file can stand in
+                if os.path.exists(f):
+                    os.remove(f)
             ok = wgfuse('llm', 'quantize', f32, ours, '--type', recipe) and lc.quantize(f32, theirs, ftype) == 0
             why = same_file(lc, theirs, ours) if ok else 'a quantizer failed'
             check(not why, '%s %s: llama-quantize and wgfuse write the same types and bytes%s' %
                   (arch, recipe, ': ' + why if why else ''))
+            if not ok:
+                continue
             # 2. wgfuse's decoding against ggml's, per type met
             types = {t for _, _, t, _ in Gguf(ours).tensors} - {0}
             if types - covered or recipe in ('Q4_K_M', 'Q3_K_M'):
@@ -450,9 +458,9 @@ def main():
     rope_scaling(lc)
     names = sorted(lc.type_info(t)[0] for t in covered)
     check(len(covered) == 12, 'every block type, f16 and bf16 were decoded against ggml: %s' % ', '.join(names))
-    # the tolerances tell models apart: the F32 model's logits against its own Q4_0 file's
+    # the tolerance tells outputs apart: the same model after a prompt whose last token differs
     d = rel_diff(wg_logits(os.path.join(TMP, 'llama_f32.gguf')), lc.logits(os.path.join(TMP, 'llama_f32.gguf'), TOKENS[:-1] + [301]))
-    check(d > F32_TOL, 'control: another prompt\'s logits are not within the F32 tolerance (%.2e)' % d)
+    check(math.isfinite(d) and d > F32_TOL, 'control: another prompt\'s logits are not within the F32 tolerance (%.2e)' % d)
     print('%d failed' % fails)
     return 1 if fails else 0
 
