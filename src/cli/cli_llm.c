@@ -56,13 +56,13 @@ int wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int *
             return 2;
         }
         b->plan = v;
-    } else if (!strcasecmp(v, "f16") || !strcasecmp(v, "f32")) { /* the GPU's weight format; BF16 rounds at load */
+    } else if (!strcasecmp(v, "f16") || !strcasecmp(v, "f32")) { /* the GPU's weight format */
         b->weights_f32 = !strcasecmp(v, "f32");
-    } else if (wgf_llm_quantize_known(v) && strcasecmp(v, "bf16")) { /* bf16 would only round to f16 again */
-        b->quant = v;
-    } else if (!strcasecmp(v, "bf16")) {
+    } else if (!strcasecmp(v, "bf16")) { /* a quantize type, but it would only round to f16 again */
         wgf_cli_error("--weights: bf16 is not a weight format here (f16 or f32 on the GPU, or a quantization type)");
         return 2;
+    } else if (wgf_llm_quantize_known(v)) {
+        b->quant = v;
     } else {
         wgf_cli_error("--weights: '%s' is not f16, f32 or a quantization type (%s)", v, wgf_llm_quantize_types());
         return 2;
