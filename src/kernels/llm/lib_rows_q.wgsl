@@ -96,9 +96,11 @@ fn qitem_aux(rb: u32, t: u32) -> vec4<u32> {
     } else if (QT == QT_Q5_1) {
         return vec4<u32>(qword(rb + QB + t), qword(rb + QA + t), 0u, 0u);
     } else if (QT == QT_Q6_K) {
-        // d; the scale words 2 h and 2 h + 1 of the block's 16 int8 scales
-        let sw = rb + 52u * (t / 4u) + 48u + 2u * ((t / 2u) % 2u);
-        return vec4<u32>(qword(rb + QA + t / 8u), qword(sw), qword(sw + 1u), 0u);
+        // d; the scale words 2 h and 2 h + 1 of the block's 16 int8 scales, both from the
+        // block's last chunk in one load (as two qword reads they were two)
+        let sc = wq4(rb / 4u + 13u * (t / 4u) + 12u);
+        let sp = select(sc.xy, sc.zw, (t / 2u) % 2u == 1u);
+        return vec4<u32>(qword(rb + QA + t / 8u), sp.x, sp.y, 0u);
     }
     return vec4<u32>(0u);
 }
@@ -116,7 +118,8 @@ fn qsm_k4(h: vec4<u32>, j: u32) -> vec4<f32> {
         sc = (ww & vec2<u32>(15u)) | ((y >> vec2<u32>(6u)) << vec2<u32>(4u));
         mn = (ww >> vec2<u32>(4u)) | ((z >> vec2<u32>(6u)) << vec2<u32>(4u));
     }
-    return vec4<f32>(vec2<f32>(sc), vec2<f32>(mn));
+    // 6-bit values as floats exactly without a convert: in the mantissa of 2^23
+    return bitcast<vec4<f32>>(vec4<u32>(sc, mn) | vec4<u32>(0x4B000000u)) - vec4<f32>(8388608.0);
 }
 
 // the raw words of item t of rows row0 .. row0 + RPG (rows past n re-read row n - 1: their sums
@@ -383,6 +386,15 @@ fn q6_codes(la: vec4<u32>, lb: vec4<u32>, qh: vec4<u32>) -> Q6C {
                ((lb >> vec4<u32>(4u)) & m) | (((qh >> vec4<u32>(6u)) & h) << vec4<u32>(4u)));
 }
 
+// as q6_codes, for qfold_fma only: bits 6, 7 of each byte are left as they fall (qfold_fma
+// reads bits 0..5), so each group is one bit-select of two words
+fn q6_codes6(la: vec4<u32>, lb: vec4<u32>, qh: vec4<u32>) -> Q6C {
+    let m = vec4<u32>(M4);
+    let n = vec4<u32>(~M4);
+    return Q6C((la & m) | ((qh << vec4<u32>(4u)) & n), (lb & m) | ((qh << vec4<u32>(2u)) & n),
+               ((la >> vec4<u32>(4u)) & m) | (qh & n), ((lb >> vec4<u32>(4u)) & m) | ((qh >> vec4<u32>(2u)) & n));
+}
+
 // the RPG rows' dot products over item t (raw / aux: its words, loaded by qitem_load)
 fn qitem_dot(row0: u32, n: u32, t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>,
              aux: ptr<function, array<vec4<u32>, RPG>>) -> vec4<f32> {
@@ -548,7 +560,7 @@ fn q6_words(raw: ptr<function, array<vec4<u32>, RPG * QIC>>, x0: u32, k: u32, s:
     let xb = xin(x0 + 8u + k);
     let xc = xin(x0 + 16u + k);
     let xd = xin(x0 + 24u + k);
-    let g  = q6_codes(qrows_word(raw, 0u, k), qrows_word(raw, 1u, k), qrows_word(raw, 2u, k)); // a row each
+    let g  = q6_codes6(qrows_word(raw, 0u, k), qrows_word(raw, 1u, k), qrows_word(raw, 2u, k)); // a row each
     let o  = vec4<f32>(1.0);
     *xs += vec4<f32>(dot(xa, o), dot(xb, o), dot(xc, o), dot(xd, o));
     for (var j = 0u; j < RPG; j++) {
@@ -573,7 +585,11 @@ fn q6_dot(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<func
     for (var j = 0u; j < RPG; j++) {
         // scales sc[8 h + i + 2 g], g = 0..3: bytes i, i + 2 of words 2 h, 2 h + 1
         let a  = (*aux)[j];
-        let sc = vec4<f32>(qs4((a.y >> b) & 0x00FF00FFu).xz, qs4((a.z >> b) & 0x00FF00FFu).xz);
+        // the int8 scales as floats without a convert: (byte ^ 128) in the mantissa of 2^23
+        let w0 = (a.y >> b) & 0x00FF00FFu;
+        let w1 = (a.z >> b) & 0x00FF00FFu;
+        let sb = vec4<u32>(w0 & 255u, w0 >> 16u, w1 & 255u, w1 >> 16u);
+        let sc = bitcast<vec4<f32>>((sb ^ vec4<u32>(0x80u)) | vec4<u32>(0x4B000000u)) - vec4<f32>(8388608.0 + 128.0);
         let d  = unpack2x16float(a.x);
         // s sums (1 + q / 64) x: sum (q - 32) x = 64 s - 96 sum x
         acc[j] = select(d.x, d.y, (t / 4u) % 2u == 1u) * dot(64.0 * s[j] - 96.0 * xs, sc);
