@@ -44,6 +44,7 @@ struct wgf_dial_opts {
     uint32_t    n_threads;                  /* cpu-ref's threads for the check                   */
     bool        weights_f32, no_subgroups;  /* as wgf_llm_backend_options                        */
     bool        act_q8;                     /* as wgf_llm_backend_options (cpu-ref's check too)  */
+    bool        act_i8x3;                   /* as wgf_llm_backend_options                        */
     uint64_t    max_binding_bytes;          /* as wgf_llm_backend_options (0: the device's)      */
     bool        profile;                    /* per-role GPU time of each plan                    */
     void (*progress)(void *user, const char *what);

@@ -60,7 +60,13 @@ struct wgf_llm_backend_options {
                                   q8 activations; integer dot products on the GPU). Off: the
                                   exact f32 activations. cpu-ref and the GPU plans round the
                                   same way (wgf__quant_round_q8); float rows are unaffected */
-    uint32_t        q8_min_workgroups; /* gpu roles, act_q8: a quantized matvec gets the most rows per
+    bool            act_i8x3; /* gpu roles / fused / ops, without act_q8: each activation
+                                  enters the quantized decode rows as three int8 digits of its
+                                  32-block's scale, x = d (q1 + q2 / 254 + q3 / 254^2), |x -
+                                  that| <= ~1.2e-7 max|x| of the block, and the dots are integer
+                                  (docs/llm.md). Off (the default): the codes are decoded to
+                                  floats against the f32 activations */
+    uint32_t        q8_min_workgroups; /* gpu roles, act_q8 or act_i8x3: a quantized matvec gets the most rows per
                                   workgroup that still leave this many workgroups; 0 = 256 (tests
                                   set 1: many items per invocation on small matrices) */
     uint32_t        q_min_workgroups; /* gpu roles, f32 activations: attn_output / ffn_down parts

@@ -96,6 +96,7 @@ struct wgf_cli_backend {
     const char *quant; /* --weights TYPE: a quantization recipe applied at load (NULL: none) */
     bool        autotune; /* --autotune: --plan auto confirms its top two by timing them     */
     bool        act_q8;   /* --activations q8: quantized rows take int8-rounded activations    */
+    bool        act_i8x3; /* --activations i8x3: quantized decode rows take three int8 digits */
 };
 /* If argv[*i] is one of the flags above, consume it (and its value) and return 1; 0 when
  * it is not one of them; 2 on a usage error (printed). */

@@ -39,11 +39,12 @@ int wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int *
     }
     const char *v = argv[++*i];
     if (!strcmp(a, "--activations")) {
-        if (strcmp(v, "f32") && strcmp(v, "q8")) {
-            wgf_cli_error("--activations: '%s' is not f32 or q8", v);
+        if (strcmp(v, "f32") && strcmp(v, "i8x3") && strcmp(v, "q8")) {
+            wgf_cli_error("--activations: '%s' is not f32, i8x3 or q8", v);
             return 2;
         }
-        b->act_q8 = !strcmp(v, "q8");
+        b->act_q8   = !strcmp(v, "q8");
+        b->act_i8x3 = !strcmp(v, "i8x3");
     } else if (!strcmp(a, "--backend")) {
         if (strcmp(v, "cpu-ref") && strcmp(v, "gpu")) {
             wgf_cli_error("--backend: '%s' is not a backend (%s)", v, wgf_llm_backend_names());
@@ -123,10 +124,14 @@ void wgf_cli_backend_usage(FILE *f)
                "                         per 32-bit word)\n"
                "  --weights TYPE         quantize at load (Q8_0, Q4_0, Q4_K_M, Q5_K_M, Q6_K, ...: `wgfuse llm\n"
                "                         quantize`'s types); every backend then reads the blocks as they are\n"
-               "  --activations f32|q8   q8: quantized weight rows multiply activations rounded to int8 per\n"
-               "                         32 elements (llama.cpp's q8 activations; integer dot products on the\n"
-               "                         GPU, faster, not exact); f32 (default): exact. Every backend but the\n"
-               "                         unfused GPU plan; float weight rows are unaffected\n"
+               "  --activations f32|i8x3|q8\n"
+               "                         how quantized weight rows meet the activations. f32 (default): the\n"
+               "                         codes decoded to floats against exact activations. i8x3: on the\n"
+               "                         GPU's decode rows each activation is three int8 digits of its\n"
+               "                         32-block's scale (within ~1.2e-7 of the block's largest, f32-level)\n"
+               "                         and the dots are integer; elsewhere f32. q8: activations rounded\n"
+               "                         to int8 per 32 (llama.cpp's q8 activations; not exact) on every\n"
+               "                         backend but the unfused GPU plan. Float weight rows are unaffected\n"
                "  --no-subgroups         gpu roles/ops/fused/mega: reductions through workgroup memory\n");
 }
 
@@ -162,6 +167,7 @@ bool wgf_cli_backend_open(const struct wgf_cli_backend *b, const char *model, co
     bo->weights_f32  = b->weights_f32;
     bo->no_subgroups = b->no_subgroups;
     bo->act_q8       = b->act_q8;
+    bo->act_i8x3     = b->act_i8x3;
     if (autop) { /* the cost model's choice (cmd_advise.c) */
         if (!(proto = wgf_cli_plan_auto(*ctx, m, bo, b->autotune))) return false;
     }

@@ -19,7 +19,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: wgfuse advise --calibrate [--quick] [--json]\n"
             "       wgfuse advise (--llm MODEL | --shape NAME) [--weights f16|f32|TYPE] [--no-subgroups] [--batch B]\n"
-            "                  [--activations f32|q8] [--ctx N] [--no-probe]\n"
+            "                  [--activations f32|i8x3|q8] [--ctx N] [--no-probe]\n"
             "       wgfuse advise --sim ENV --steps L --pop P [--hidden H] [--episode-steps T] [--longest-steps M]\n"
             "                     [--chunks K,K,..] [--gens-per-submit G] [--no-probe]\n"
             "       wgfuse advise --table [--quick] [--json]\n"
@@ -413,6 +413,7 @@ int wgf_cmd_advise(int argc, char **argv)
         struct wgf_llm_backend_options bo = {.weights_f32  = bk.weights_f32,
                                              .no_subgroups = bk.no_subgroups,
                                              .act_q8       = bk.act_q8,
+                                             .act_i8x3     = bk.act_i8x3,
                                              .n_ctx        = ctx_len ? ctx_len : wgf_cli_default_ctx(&m->cfg)};
         struct wgf_llm_advice          a;
         if (wgf_llm_advise(ctx, m, &bo, &cal.dev, !no_probe && wgf_cli_calibration_local(file), &a, &err)) {

@@ -23,9 +23,9 @@ static void llm_usage(FILE *f)
             "       wgfuse llm quantize IN OUT --type Q8_0|Q4_0|Q4_K_M|Q5_K_M|Q6_K|... [--pure] (see --help there)\n"
             "       wgfuse llm bench (-m PATH | --shape NAME) [-n N] [--runs R] [--threads T] [--prompt-tokens P]\n"
             "                  [--backend cpu-ref|gpu] [--plan roles|unfused] [--weights f16|f32] [--no-subgroups]\n"
-            "                  [--activations f32|q8] [--profile] [--json]\n"
+            "                  [--activations f32|i8x3|q8] [--profile] [--json]\n"
             "       wgfuse llm bench (-m PATH | --shape NAME) --plan all [--weights f16|f32] [--no-subgroups]\n"
-            "                  [--activations f32|q8]\n"
+            "                  [--activations f32|i8x3|q8]\n"
             "                  [-n N] [--runs R] [--prompt-tokens P] [--check-steps S] [--profile] [--json] [--svg PATH]\n"
             "  SPEC: comma-separated key=value from dim, hidden, layers, heads, kv_heads, vocab, ctx\n"
             "        (e.g. dim=64,hidden=96,layers=2,heads=4,kv_heads=2,vocab=512,ctx=256), or a preset:\n"
@@ -324,7 +324,7 @@ static int llm_bench(int argc, char **argv)
         o.n_prompt = (uint32_t)n_prompt, o.n_gen = (uint32_t)n, o.runs = (uint32_t)runs;
         o.check_steps = (uint32_t)check_steps, o.profile = profile;
         o.n_threads   = threads ? (uint32_t)threads : wgf_cli_default_threads();
-        o.weights_f32 = bk.weights_f32, o.no_subgroups = bk.no_subgroups, o.act_q8 = bk.act_q8;
+        o.weights_f32 = bk.weights_f32, o.no_subgroups = bk.no_subgroups, o.act_q8 = bk.act_q8, o.act_i8x3 = bk.act_i8x3;
         if (wgf_ctx_create(&go, &gctx, &err) != WGF_OK) {
             wgf_cli_error("llm bench --plan all: %s", err.msg);
             goto out;
@@ -415,7 +415,7 @@ static int llm_bench(int argc, char **argv)
                name, wgf_arch_str(m->cfg.arch), be.name, be.plan ? be.plan : "", gctx ? wfmt : m->cfg.source_dtype,
                gctx ? wgf_ctx_adapter(gctx)->name : "cpu", n_prompt, n, runs, be.dispatches_per_token, wbtok, t_init,
                med_pre, best_pre, med_dec, best_dec, (unsigned long long)be.gpu_weight_bytes,
-               (unsigned long long)wgf_llm_model_weight_bytes(m), copy_gbps, bk.act_q8 ? "q8" : "f32",
+               (unsigned long long)wgf_llm_model_weight_bytes(m), copy_gbps, bk.act_q8 ? "q8" : bk.act_i8x3 ? "i8x3" : "f32",
                gctx && !wgf_ctx_robust_shaders(gctx) ? "false" : "true", (unsigned long long)first_hash);
         if (prof.n) {
             printf(", \"profile_us_per_token\": {");

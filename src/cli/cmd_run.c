@@ -24,7 +24,7 @@ static void run_usage(FILE *f)
             "                  [--threads N] [--system TEXT] [--no-template] [--chat-template FILE]\n"
             "                  [--chat-template-name NAME] [--parse-special] [--stop STR]... [--ignore-eos]\n"
             "                  [--logits-out FILE.npy] [--backend cpu-ref|gpu] [--plan roles|unfused] [--weights f16|f32]\n"
-            "                  [--activations f32|q8]\n"
+            "                  [--activations f32|i8x3|q8]\n"
             "  -m, --model PATH       Hugging Face directory (config.json + safetensors) or .gguf file\n"
             "  -p, --prompt TEXT      user text; wrapped in the model's chat template unless --no-template\n"
             "  -f, --file PATH        read the prompt text from a file (at most 64 MiB)\n"

@@ -150,7 +150,8 @@ static enum wgf_status one_plan(wgf_ctx *ctx, const struct wgf_llm_model *m, con
     uint32_t n_ctx = o->n_prompt + o->n_gen + 1;
     if (n_ctx < o->check_prompt + o->check_steps + 1) n_ctx = o->check_prompt + o->check_steps + 1;
     struct wgf_llm_backend_options bo = {
-        .n_ctx = n_ctx, .gpu = ctx, .max_binding_bytes = o->max_binding_bytes, .act_q8 = o->act_q8};
+        .n_ctx = n_ctx, .gpu = ctx, .max_binding_bytes = o->max_binding_bytes, .act_q8 = o->act_q8,
+        .act_i8x3 = o->act_i8x3};
     if (!unfused) bo.weights_f32 = o->weights_f32, bo.no_subgroups = o->no_subgroups;
     struct wgf_llm_backend    b  = {0};
     struct wgf_sampler        smp = {0};

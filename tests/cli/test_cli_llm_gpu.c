@@ -1,7 +1,8 @@
 /* `wgfuse run --backend gpu` through the CLI binary ($WGF_CLI), for real on the default
  * adapter: on a random test model (GGUF f16, GQA) the greedy ids printed with --backend gpu
  * equal those of --backend cpu-ref (--tokens, --temp 0, EOS ignored), with the shaders' bounds
- * clamps off (the default) and on (--robust-shaders); the stats line names the backend; `llm
+ * clamps off (the default) and on (--robust-shaders); with --weights Q8_0 too, through both
+ * ways the decode rows take the activations (i8x3, f32); the stats line names the backend; `llm
  * bench --json` records which (shader_clamps); an unknown backend is a usage error (exit 2).
  * (wgf_t_run appends 2>&1, so each command picks its stream inside a { ...; } group.) */
 #include <stdio.h>
@@ -41,6 +42,32 @@ int main(void)
         snprintf(what, sizeof what, "run %s: %s", variants[v], v < 3 ? "same greedy ids as cpu-ref" : "24 ids");
         wgf_t_check(&t, rc_cpu == 0 && rc_gpu == 0 && n_ids == 24 && (v == 3 || strcmp(out_cpu, out_gpu) == 0), what,
                     "exit %d/%d, %d ids: cpu [%.200s] gpu [%.200s]", rc_cpu, rc_gpu, n_ids, out_cpu, out_gpu);
+    }
+
+    /* quantized at load (Q8_0): the decode rows decode the codes to floats by default (f32) and
+     * take the activations as three int8 digits with --activations i8x3; both give cpu-ref's
+     * greedy ids on the same Q8_0 weights, and the bench record names the mode */
+    snprintf(cmd, sizeof cmd, "{ '%s' run -m '%s' %s --weights Q8_0 --backend cpu-ref 2>/dev/null; }", cli, model, args);
+    rc_cpu = wgf_t_run(cmd, out_cpu, sizeof out_cpu);
+    const char *acts[] = {"", "--activations f32", "--activations i8x3"};
+    for (int v = 0; v < 3; v++) {
+        snprintf(cmd, sizeof cmd, "{ '%s' run -m '%s' %s --weights Q8_0 --backend gpu %s 2>/dev/null; }", cli, model, args,
+                 acts[v]);
+        int  rc_gpu = wgf_t_run(cmd, out_gpu, sizeof out_gpu);
+        char what[160];
+        snprintf(what, sizeof what, "run --weights Q8_0 --backend gpu %s: same greedy ids as cpu-ref", acts[v]);
+        wgf_t_check(&t, rc_cpu == 0 && rc_gpu == 0 && strchr(out_cpu, ' ') && strcmp(out_cpu, out_gpu) == 0, what,
+                    "exit %d/%d: cpu [%.200s] gpu [%.200s]", rc_cpu, rc_gpu, out_cpu, out_gpu);
+    }
+    for (int v = 0; v < 3; v++) {
+        snprintf(cmd, sizeof cmd,
+                 "{ '%s' llm bench -m '%s' --backend gpu --weights Q8_0 %s -n 2 --runs 1 --prompt-tokens 2 --json 2>/dev/null; }",
+                 cli, model, acts[v]);
+        int         rc   = wgf_t_run(cmd, out, sizeof out);
+        const char *want = v == 2 ? "\"activations\": \"i8x3\"" : "\"activations\": \"f32\"";
+        char        what[160];
+        snprintf(what, sizeof what, "llm bench --weights Q8_0 %s: records %s", acts[v], want);
+        wgf_t_check(&t, rc == 0 && strstr(out, want), what, "exit %d: %.300s", rc, out);
     }
 
     snprintf(cmd, sizeof cmd, "{ '%s' run -m '%s' --tokens 1,2 -n 2 --temp 0 --backend gpu 2>&1 >/dev/null; }", cli, model);

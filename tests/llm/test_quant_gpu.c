@@ -217,7 +217,9 @@ static double decode_err(const struct wgf_llm_backend *plan, struct wgf_llm_mode
 /* The quantized file qp on the GPU plans against cpu-ref on its f32 twin fp.
  * every_plan: fused and ops too (else roles alone: each type's decoder in every role);
  * parts: roles again with 64 KiB bindings (row parts); and roles with a workgroup floor of 1,
- * so the gemv parts take their type's most rows per group (q_cfg: up to 4) */
+ * so the gemv parts take their type's most rows per group (q_cfg: up to 4); and roles with
+ * --activations i8x3 (act_i8x3: the decode rows take the activations as three int8 digits,
+ * ACT_X3), plain and at that floor. */
 static void check_files(struct wgf_t *t, wgf_ctx *ctx, const char *tag, const char *qp, const char *fp, bool every_plan,
                         bool parts)
 {
@@ -246,19 +248,22 @@ static void check_files(struct wgf_t *t, wgf_ctx *ctx, const char *tag, const ch
                                              &wgf_llm_backend_gpu_ops};
     /* 64 KiB bindings: the larger matrices of the test model in several row parts (each part
      * is its own pipeline, which lavapipe compiles at its first dispatch: a few, not dozens) */
-    const uint64_t binds[] = {0, 65536, 0};
+    const uint64_t binds[] = {0, 65536, 0, 0, 0};
+    static const char *const layout[] = {"", " (row parts)", " (gemv rows per group)", " --activations i8x3",
+                                         " --activations i8x3 (gemv rows per group)"};
     for (size_t p = 0; p < (every_plan ? sizeof plans / sizeof plans[0] : 1); p++)
-        for (size_t bi = 0; bi < 3; bi++) {
+        for (size_t bi = 0; bi < 5; bi++) {
             if (bi > 0 && p > 0) continue;   /* the part split and the layout are the same code in every plan */
             if (bi == 1 && !parts) continue;
             struct wgf_llm_backend_options go = {.n_ctx             = 32,
                                                  .gpu               = ctx,
                                                  .weights_f32       = true,
                                                  .max_binding_bytes = binds[bi],
-                                                 .q_min_workgroups  = bi == 2 ? 1 : 0};
+                                                 .act_i8x3          = bi >= 3,
+                                                 .q_min_workgroups  = bi == 2 ? 1 : 0,
+                                                 .q8_min_workgroups = bi == 4 ? 1 : 0};
             struct ids ids = {0};
-            snprintf(nm, sizeof nm, "%s: %s%s quantized == cpu-ref f32 twin", tag, plans[p]->plan,
-                     bi == 1 ? " (row parts)" : bi == 2 ? " (gemv rows per group)" : "");
+            snprintf(nm, sizeof nm, "%s: %s%s quantized == cpu-ref f32 twin", tag, plans[p]->plan, layout[bi]);
             if (run(plans[p], mq, &go, tok, got, &ids, &err) != WGF_OK) {
                 wgf_t_check(t, false, nm, "%s", err.msg);
                 continue;
@@ -275,8 +280,7 @@ static void check_files(struct wgf_t *t, wgf_ctx *ctx, const char *tag, const ch
                         "logits max |diff| %.3g of %.3g (tolerance 1e-4 relative); greedy ids %s (%d)", dmax, smax,
                         same_ids ? "equal" : "DIFFER", ids.n);
             if (bi == 1) continue; /* row parts: the same decoders over other bindings */
-            snprintf(nm, sizeof nm, "%s: %s%s decode kernels == cpu-ref f32 twin", tag, plans[p]->plan,
-                     bi == 2 ? " (gemv rows per group)" : "");
+            snprintf(nm, sizeof nm, "%s: %s%s decode kernels == cpu-ref f32 twin", tag, plans[p]->plan, layout[bi]);
             double e = decode_err(plans[p], mq, mf, &go, &err);
             wgf_t_check(t, e <= 1e-4, nm, "%d one-token forwards from an empty cache: largest %.3g of the row's largest "
                         "(tolerance 1e-4)%s%s", ONE_TOKENS, e, e < INFINITY ? "" : ": ", e < INFINITY ? "" : err.msg);

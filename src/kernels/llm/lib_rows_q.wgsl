@@ -26,6 +26,13 @@
 //   dot4I8Packed of 4 weight codes with 4 activation codes, the block's offset or minimum
 //   through xs, the scales applied once per block (llama.cpp's q8_1 activations). Q2_K / Q3_K
 //   read x^ as floats.
+//   ACT_X3 (--activations i8x3, opt-in) carries the f32 input to the same integer dots as
+//   three int8 digits per element, x = d (q1 + q2 / 254 + q3 / 254^2) with d = max|x| / 127
+//   per 32: |x - that| <= d / 2 / 254^2 plus the f32 rounding of x / d, ~1.2e-7 max|x| of the
+//   block, below the rounding of the dots' f32 sums. Each code word takes three dot4I8Packed
+//   and no decode to floats; every workgroup rounds the whole input, three digits each. On
+//   the H100 that lost 20-28% on Qwen2.5-0.5B's small matrices (bench/RESULTS.md, "Sixteenth
+//   cut"); Phi-3-mini's is not measured yet. Q2_K / Q3_K keep floats.
 // needs:      lib_reduce_*, lib_qblock; const TPR, RPG, NIT, NI (items per row), NU, KCS
 //             (row stride in chunks), QA, QB, QT, ACT_Q8, WG; module-scope `w: array<vec4<u32>>`,
 //             `x: array<vec4<f32>>`; fn xin(i: u32) -> vec4<f32>, fn xprep(li: u32) (uniform:
@@ -167,11 +174,24 @@ fn rows_run(row0: u32, n: u32, lane: u32, li: u32) -> vec4<f32> {
 // ---- ACT_Q8: int8 activations ----------------------------------------------------------------
 const QXN: u32 = select(1u, 2u * NU, ACT_Q8);
 const QXB: u32 = select(1u, NU, ACT_Q8);
+// ACT_X3: three digits an activation, x = d (q1 + q2 / 254 + q3 / 254^2) (APC words of codes
+// for every word of q1's; vec4 i of digit k at xq[APC i + k]). Without it q2 = q3 = 0.
+const APC: u32 = select(1u, 3u, ACT_X3);
+const R1: f32  = 1.0 / 254.0;
+const R2: f32  = 1.0 / 64516.0;
+
+// an integer dot's three digit sums as the dot with x / d
+fn qcv(s: vec3<i32>) -> f32 {
+    if (ACT_X3) {
+        return f32(s.x) + f32(s.y) * R1 + f32(s.z) * R2;
+    }
+    return f32(s.x);
+}
 // vec4 i: codes of elements 16 i .. 16 i + 16, 4 per word (element 4 k low): every read below
 // takes 16 codes in one workgroup load
-var<workgroup> xq: array<vec4<u32>, QXN>;
+var<workgroup> xq: array<vec4<u32>, QXN * APC>;
 var<workgroup> xd: array<f32, QXB>; // block u: d
-var<workgroup> xs: array<i32, QXB>; // block u: the sum of its 32 codes
+var<workgroup> xs: array<f32, QXB>; // block u: the sum of its 32 codes (digits: qcv)
 
 // |v| as bits: the integer order of these is the float order, and a NaN is above every
 // finite value and infinity, so the block's maximum carries it (cpu-ref takes the same)
@@ -180,8 +200,25 @@ fn qabsbits(v: vec4<f32>) -> u32 {
     return max(max(b.x, b.y), max(b.z, b.w));
 }
 
-fn qcodes(v: vec4<f32>, id: f32) -> vec4<i32> {
-    return vec4<i32>(clamp(round(v * id), vec4<f32>(-127.0), vec4<f32>(127.0)));
+// the codes of v (ACT_X3: its three digits; else b, c are 0). y - q1 is exact (|y - q1| <= 1/2
+// and q1 = 0 or within a factor 2 of y), so each digit takes the previous one's remainder
+// whole; the clamps only bound the block's largest element's rounding (|y| <= 127 then).
+struct QD3 {
+    a: vec4<i32>, b: vec4<i32>, c: vec4<i32>,
+}
+
+fn qcodes(v: vec4<f32>, id: f32) -> QD3 {
+    let y  = v * id;
+    let lo = vec4<f32>(-127.0);
+    let hi = vec4<f32>(127.0);
+    let q1 = clamp(round(y), lo, hi);
+    if (!ACT_X3) {
+        return QD3(vec4<i32>(q1), vec4<i32>(0), vec4<i32>(0));
+    }
+    let y2 = (y - q1) * 254.0;
+    let q2 = clamp(round(y2), lo, hi);
+    let q3 = clamp(round((y2 - q2) * 254.0), lo, hi);
+    return QD3(vec4<i32>(q1), vec4<i32>(q2), vec4<i32>(q3));
 }
 
 // every block of the input, one per invocation at a time; the barrier orders the writes
@@ -204,30 +241,43 @@ fn qx_round(li: u32) {
         let qf = qcodes(v.f, id);
         let qg = qcodes(v.g, id);
         let qh = qcodes(v.h, id);
-        xq[2u * u]      = vec4<u32>(pack4xI8(qa), pack4xI8(qb), pack4xI8(qc), pack4xI8(qd));
-        xq[2u * u + 1u] = vec4<u32>(pack4xI8(qe), pack4xI8(qf), pack4xI8(qg), pack4xI8(qh));
-        let t = qa + qb + qc + qd + qe + qf + qg + qh;
+        let b = 2u * APC * u;
+        xq[b]       = vec4<u32>(pack4xI8(qa.a), pack4xI8(qb.a), pack4xI8(qc.a), pack4xI8(qd.a));
+        xq[b + APC] = vec4<u32>(pack4xI8(qe.a), pack4xI8(qf.a), pack4xI8(qg.a), pack4xI8(qh.a));
+        if (ACT_X3) {
+            xq[b + 1u] = vec4<u32>(pack4xI8(qa.b), pack4xI8(qb.b), pack4xI8(qc.b), pack4xI8(qd.b));
+            xq[b + 2u] = vec4<u32>(pack4xI8(qa.c), pack4xI8(qb.c), pack4xI8(qc.c), pack4xI8(qd.c));
+            xq[b + 4u] = vec4<u32>(pack4xI8(qe.b), pack4xI8(qf.b), pack4xI8(qg.b), pack4xI8(qh.b));
+            xq[b + 5u] = vec4<u32>(pack4xI8(qe.c), pack4xI8(qf.c), pack4xI8(qg.c), pack4xI8(qh.c));
+        }
+        let t1 = qa.a + qb.a + qc.a + qd.a + qe.a + qf.a + qg.a + qh.a;
+        let t2 = qa.b + qb.b + qc.b + qd.b + qe.b + qf.b + qg.b + qh.b;
+        let t3 = qa.c + qb.c + qc.c + qd.c + qe.c + qf.c + qg.c + qh.c;
+        let o  = vec4<i32>(1);
         xd[u] = d;
-        xs[u] = t.x + t.y + t.z + t.w;
+        xs[u] = qcv(vec3<i32>(dot(t1, o), dot(t2, o), dot(t3, o)));
     }
     workgroupBarrier();
 }
 
 // x^ as floats: vec4 i (Q2_K / Q3_K, which decode to floats)
 fn qxhat(i: u32) -> vec4<f32> {
-    return vec4<f32>(unpack4xI8(xq[i / 4u][i % 4u])) * xd[i / 8u];
+    let b = APC * (i / 4u);
+    var v = vec4<f32>(unpack4xI8(xq[b][i % 4u]));
+    if (ACT_X3) {
+        v += vec4<f32>(unpack4xI8(xq[b + 1u][i % 4u])) * R1 + vec4<f32>(unpack4xI8(xq[b + 2u][i % 4u])) * R2;
+    }
+    return v * xd[i / 8u];
 }
 
-// the sum of the 16 codes of activation words a .. a + 4 (a a multiple of 4)
-fn qsum16(a: u32) -> i32 {
-    let v = xq[a / 4u];
-    let o = 0x01010101u;
-    return dot4I8Packed(v.x, o) + dot4I8Packed(v.y, o) + dot4I8Packed(v.z, o) + dot4I8Packed(v.w, o);
+// the sum of the 16 codes of activation words a .. a + 4 (a a multiple of 4), over d (qcv)
+fn qsum16(a: u32) -> f32 {
+    return qcv(q_dot4w(vec4<u32>(0x01010101u), a));
 }
 
 // Q4_0 .. Q5_1: the integer dot of block t's 32 codes (4 words of nibbles, the 5th bits from
 // qh) with its activation codes (words 8 t .. 8 t + 8)
-fn q4_dot8(c: vec4<u32>, qh: u32, t: u32) -> i32 {
+fn q4_dot8(c: vec4<u32>, qh: u32, t: u32) -> vec3<i32> {
     let b  = 8u * t;
     var lo = vec4<u32>(c & vec4<u32>(M4));
     var hi = vec4<u32>((c >> vec4<u32>(4u)) & vec4<u32>(M4));
@@ -238,10 +288,20 @@ fn q4_dot8(c: vec4<u32>, qh: u32, t: u32) -> i32 {
     return q_dot4w(lo, b) + q_dot4w(hi, b + 4u);
 }
 
-// 4 code words (one per activation word a .. a + 4, a a multiple of 4)
-fn q_dot4w(c: vec4<u32>, a: u32) -> i32 {
-    let v = xq[a / 4u];
-    return dot4I8Packed(c.x, v.x) + dot4I8Packed(c.y, v.y) + dot4I8Packed(c.z, v.z) + dot4I8Packed(c.w, v.w);
+// 4 code words (one per activation word a .. a + 4, a a multiple of 4): the integer dot with
+// each digit's codes (ACT_X3; else y, z are 0), to be weighted by qcv
+fn q_dot4w(c: vec4<u32>, a: u32) -> vec3<i32> {
+    let b = APC * (a / 4u);
+    let v = xq[b];
+    var s = vec3<i32>(dot4I8Packed(c.x, v.x) + dot4I8Packed(c.y, v.y) + dot4I8Packed(c.z, v.z) + dot4I8Packed(c.w, v.w),
+                      0, 0);
+    if (ACT_X3) {
+        let u = xq[b + 1u];
+        let w = xq[b + 2u];
+        s.y = dot4I8Packed(c.x, u.x) + dot4I8Packed(c.y, u.y) + dot4I8Packed(c.z, u.z) + dot4I8Packed(c.w, u.w);
+        s.z = dot4I8Packed(c.x, w.x) + dot4I8Packed(c.y, w.y) + dot4I8Packed(c.z, w.z) + dot4I8Packed(c.w, w.w);
+    }
+    return s;
 }
 
 // the RPG rows' dot products over item t with the int8 activations (every type but Q2_K, Q3_K)
@@ -253,13 +313,13 @@ fn qitem_dot8(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<
         for (var j = 0u; j < RPG; j++) {
             let d = unpack2x16float((*aux)[j].x);
             let s = q_dot4w((*raw)[j * QIC], 8u * t) + q_dot4w((*raw)[j * QIC + 1u], 8u * t + 4u);
-            acc[j] = select(d.x, d.y, t % 2u == 1u) * dx * f32(s);
+            acc[j] = select(d.x, d.y, t % 2u == 1u) * dx * qcv(s);
         }
     } else if (QT == QT_Q4_K || QT == QT_Q5_K) {
         // sub-blocks 2 jj (low nibbles: activation block 2 t) and 2 jj + 1 (high: 2 t + 1)
         let jj = t % 4u;
         let dx = vec2<f32>(xd[2u * t], xd[2u * t + 1u]);
-        let sx = vec2<f32>(f32(xs[2u * t]), f32(xs[2u * t + 1u]));
+        let sx = vec2<f32>(xs[2u * t], xs[2u * t + 1u]);
         for (var j = 0u; j < RPG; j++) {
             let hd = (*raw)[j * QIC];
             var q0: vec4<u32>;
@@ -288,8 +348,8 @@ fn qitem_dot8(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<
                 h0 |= ((hh >> k0) & m1) << vec4<u32>(4u);
                 h1 |= ((hh >> k1) & m1) << vec4<u32>(4u);
             }
-            let s  = vec2<f32>(f32(q_dot4w(l0, 16u * t) + q_dot4w(l1, 16u * t + 4u)),
-                               f32(q_dot4w(h0, 16u * t + 8u) + q_dot4w(h1, 16u * t + 12u)));
+            let s  = vec2<f32>(qcv(q_dot4w(l0, 16u * t) + q_dot4w(l1, 16u * t + 4u)),
+                               qcv(q_dot4w(h0, 16u * t + 8u) + q_dot4w(h1, 16u * t + 12u)));
             let dd = unpack2x16float(hd.x);
             let sm = qsm_k4(hd, jj);
             acc[j] = dd.x * dot(sm.xy * dx, s) - dd.y * dot(sm.zw * dx, sx);
@@ -298,7 +358,7 @@ fn qitem_dot8(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<
         // groups g = 0..3 of 16 elements: activation words x0 + 8 g .. + 4, in block (x0 + 8 g) / 8
         let x0 = 64u * (t / 4u) + 32u * ((t / 2u) % 2u) + 4u * (t % 2u);
         let dx = vec4<f32>(xd[x0 / 8u], xd[x0 / 8u + 1u], xd[x0 / 8u + 2u], xd[x0 / 8u + 3u]);
-        let sx = vec4<i32>(qsum16(x0), qsum16(x0 + 8u), qsum16(x0 + 16u), qsum16(x0 + 24u));
+        let sx = vec4<f32>(qsum16(x0), qsum16(x0 + 8u), qsum16(x0 + 16u), qsum16(x0 + 24u));
         let b = 8u * (t % 2u);
         for (var j = 0u; j < RPG; j++) {
             let a  = (*aux)[j];
@@ -308,23 +368,23 @@ fn qitem_dot8(t: u32, raw: ptr<function, array<vec4<u32>, RPG * QIC>>, aux: ptr<
             let lb = (*raw)[j * QIC + 1u];
             let qh = (*raw)[j * QIC + 2u];
             let g  = q6_codes(la, lb, qh); // 0..63, minus 32 below
-            let s  = vec4<i32>(q_dot4w(g.a, x0), q_dot4w(g.b, x0 + 8u), q_dot4w(g.c, x0 + 16u), q_dot4w(g.d, x0 + 24u)) -
-                     32 * sx;
+            let s  = vec4<f32>(qcv(q_dot4w(g.a, x0)), qcv(q_dot4w(g.b, x0 + 8u)), qcv(q_dot4w(g.c, x0 + 16u)),
+                               qcv(q_dot4w(g.d, x0 + 24u))) - 32.0 * sx;
             acc[j] = select(d.x, d.y, (t / 4u) % 2u == 1u) * dot(sc * dx, vec4<f32>(s));
         }
     } else {
         // Q4_0, Q4_1, Q5_0, Q5_1: d (q - z) or d q + m over block t
         let dx = xd[t];
         let sx = xs[t];
-        let z  = select(select(0, 8, QT == QT_Q4_0), 16, QT == QT_Q5_0);
+        let z  = select(select(0.0, 8.0, QT == QT_Q4_0), 16.0, QT == QT_Q5_0);
         for (var j = 0u; j < RPG; j++) {
             let a = (*aux)[j];
-            let s = q4_dot8((*raw)[j * QIC], a.y, t);
+            let s = qcv(q4_dot8((*raw)[j * QIC], a.y, t));
             let d = unpack2x16float(a.x);
             if (QT == QT_Q4_1 || QT == QT_Q5_1) {
-                acc[j] = dx * (d.x * f32(s) + d.y * f32(sx));
+                acc[j] = dx * (d.x * s + d.y * sx);
             } else {
-                acc[j] = select(d.x, d.y, t % 2u == 1u) * dx * f32(s - z * sx);
+                acc[j] = select(d.x, d.y, t % 2u == 1u) * dx * (s - z * sx);
             }
         }
     }

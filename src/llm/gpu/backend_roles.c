@@ -120,6 +120,7 @@ static enum wgf_status gr_init(struct wgf_llm_backend *b, const struct wgf_llm_m
     /* the x * g copy of the norm-prologue matvecs, beside their reduction arrays (< 4 KiB) */
     g->xw = (uint64_t)g->dimp * 4 + 4096 <= lim->max_compute_workgroup_storage_size;
     g->qx8       = opt->act_q8;
+    g->qx3       = !opt->act_q8 && opt->act_i8x3;
     g->q8_min_wg = opt->q8_min_workgroups ? opt->q8_min_workgroups : GR_Q8_MIN_WG;
     g->q_min_wg  = opt->q_min_workgroups ? opt->q_min_workgroups : GR_Q_MIN_WG;
     if (opt->max_binding_bytes && opt->max_binding_bytes < g->max_bind) g->max_bind = opt->max_binding_bytes;

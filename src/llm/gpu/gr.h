@@ -84,7 +84,13 @@ struct gr_part {
     uint32_t              ni;     /* quantized: matvec items per row (lib_rows_q)              */
     uint32_t              qa, qb; /* quantized: first words of the row's second/third regions  */
     struct wgf_matvec_cfg cfg;    /* decode kernel layout (rpg or pairs per group)            */
+    bool                  x3;     /* quantized: its decode kernel takes the activations as three
+                                     int8 digits (lib_rows_q ACT_X3; gr_part_x3)                */
 };
+/* workgroup bytes of lib_rows_q's int8 input for NU 32-element units: 4 codes a word, d and
+ * the codes' sum per unit; three digits (ACT_X3) three words a vec4 of codes */
+#define GR_X8_BYTES(nu) (40ull * (nu))
+#define GR_X3_BYTES(nu) (104ull * (nu))
 struct gr_mat {
     uint32_t              rows, cols, kc; /* kc: chunks per row in the float format        */
     struct wgf_matvec_cfg cfg;   /* decode kernel layout of float rows                      */
@@ -174,6 +180,7 @@ struct gr {
     uint32_t n_ctx, dim, dimp, q_dim, kv_dim, hd, half, rot, hidden, hidp, vocab, vp, pairs;
     bool     xw; /* XW: norm-prologue matvecs hold x * g in workgroup memory (DIMP fits) */
     bool     qx8; /* ACT_Q8: quantized rows take int8-rounded activations (opt->act_q8)   */
+    bool     qx3; /* quantized decode rows may take three int8 digits (opt->act_i8x3)     */
     uint32_t q8_min_wg; /* qx8: workgroups q_cfg leaves a quantized matvec (GR_Q8_MIN_WG)    */
     uint32_t q_min_wg;  /* f32 activations: workgroups q_cfg leaves a gemv part (GR_Q_MIN_WG) */
     uint64_t widen_left; /* bytes widened matrices may still add (gr_weights.c: ~1/32 of the model) */

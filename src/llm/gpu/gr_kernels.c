@@ -102,8 +102,12 @@ enum wgf_status gr_step_emit(const struct gr *g, wgf_schedule *s, struct gr_step
 void gr_prelude_part(const struct gr *g, struct wgf_prelude *p, const struct gr_mat *m, const struct gr_part *pt)
 {
     /* int8 activations live in workgroup memory (lib_rows_q's xq), the x * g copy then has no use */
-    bool q8 = g->qx8 && pt->qt != GR_QT_F, xw = g->xw && !q8;
-    wgf_prelude_bool(p, "ACT_Q8", q8, q8 ? "activations rounded to int8 per 32, integer dots" : "f32 activations");
+    bool q8 = (g->qx8 && pt->qt != GR_QT_F) || pt->x3, xw = g->xw && !q8;
+    wgf_prelude_bool(p, "ACT_Q8", q8,
+                     pt->x3 ? "activations as int8 digits per 32, integer dots"
+                     : q8   ? "activations rounded to int8 per 32, integer dots"
+                            : "f32 activations");
+    wgf_prelude_bool(p, "ACT_X3", pt->x3, "three int8 digits an activation (x = d (q1 + q2 / 254 + q3 / 254^2))");
     wgf_prelude_bool(p, "XW", xw, "norm-prologue matvecs keep x * g in workgroup memory");
     /* A quantized part's lane t reads the copy's vec4 XWP t .. XWP t + XWP (its item): at a
      * 128- or 256-byte stride every lane of a quarter warp hits the same 4 of the 32 banks.
@@ -125,6 +129,14 @@ void gr_prelude_part(const struct gr *g, struct wgf_prelude *p, const struct gr_
     wgf_prelude_u32(p, "QB", pt->qb, "quantized: first word of the row's third region");
 }
 
+/* "_x8": the part multiplies int8 activations (--activations q8), "_x3": three int8 digits of
+ * them, "": floats (an embedding gather none of these) */
+static const char *gr_part_acts(const struct gr *g, const char *role, const struct gr_part *pt)
+{
+    if (!strcmp(role, "embed")) return "";
+    return g->qx8 ? "_x8" : pt->x3 ? "_x3" : "";
+}
+
 void gr_step_label_part(const struct gr *g, struct gr_step *st, const char *role, const char *variant,
                         const struct gr_part *pt)
 {
@@ -133,10 +145,8 @@ void gr_step_label_part(const struct gr *g, struct gr_step *st, const char *role
     char q[16];
     snprintf(q, sizeof q, "%s", wgf_dtype_str((enum wgf_dtype)pt->qt));
     for (char *c = q; *c; c++) *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-    /* "_x8": the part multiplies int8 activations (--activations q8; an embedding gather none) */
-    bool x8 = g->qx8 && strcmp(role, "embed") != 0;
     snprintf(st->label, sizeof st->label, "%s%s%s_%s%s_%s", role, variant ? "_" : "", variant ? variant : "", q,
-             x8 ? "_x8" : "", g->sgs ? "sg" : "wg");
+             gr_part_acts(g, role, pt), g->sgs ? "sg" : "wg");
 }
 
 void gr_step_label(const struct gr *g, struct gr_step *st, const char *role, const char *variant)
@@ -250,7 +260,9 @@ static enum wgf_status emit_qkv_parts(struct gr *g, wgf_schedule *s, int l, uint
         const struct gr_part *q = &L->qkv.part[i];
         lo = q->off < lo ? q->off : lo;
         hi = q->off + q->bytes > hi ? q->off + q->bytes : hi;
-        char  t[16], *u = strstr(st.label, g->qx8 ? "_x8_" : g->sgs ? "_sg" : "_wg");
+        char  t[16], at[16];
+        snprintf(at, sizeof at, "%s_%s", gr_part_acts(g, "attn_qkv", pt), g->sgs ? "sg" : "wg");
+        char *u = strstr(st.label, at);
         snprintf(t, sizeof t, "+%s", wgf_dtype_str((enum wgf_dtype)q->qt));
         for (char *c = t; *c; c++) *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
         if (u && strlen(st.label) + strlen(t) < sizeof st.label) {
@@ -299,17 +311,21 @@ static enum wgf_status emit_qkv_parts(struct gr *g, wgf_schedule *s, int l, uint
     return emit(g, s, &st, &p, err);
 }
 
-/* Whether parts [i0, i1) can share a dispatch: all quantized (one XW choice), in one arena
- * buffer, and their instances' workgroup memory within the device's: the kernel's x * g copy
- * plus per instance the reductions' arrays (< 2 KiB) and, under q8, the int8 input (40 NU). */
+/* Whether parts [i0, i1) can share a dispatch: all quantized (one XW choice) with one kind of
+ * activations, in one arena buffer, and their instances' workgroup memory within the device's:
+ * the kernel's x * g copy plus per instance the reductions' arrays (< 2 KiB) and the int8
+ * input under q8 or three digits (GR_X8_BYTES, GR_X3_BYTES). */
 static bool qkv_mergeable(const struct gr *g, const struct gr_mat *m, uint32_t i0, uint32_t i1)
 {
-    uint64_t need = g->xw && !g->qx8 ? (uint64_t)g->dimp * 4 : 0;
+    uint64_t need = 0;
+    bool     xw   = false;
     for (uint32_t i = i0; i < i1; i++) {
         const struct gr_part *q = &m->part[i];
-        if (q->qt == GR_QT_F || q->arena != m->part[i0].arena) return false;
-        need += 2048 + (g->qx8 ? 40ull * q->nu : 0);
+        if (q->qt == GR_QT_F || q->arena != m->part[i0].arena || q->x3 != m->part[i0].x3) return false;
+        need += 2048 + (g->qx8 ? GR_X8_BYTES(q->nu) : q->x3 ? GR_X3_BYTES(q->nu) : 0);
+        xw |= g->xw && !g->qx8 && !q->x3;
     }
+    need += xw ? (uint64_t)g->dimp * 4 : 0;
     return i1 - i0 <= GR_MAX_RUNS && need <= wgf_ctx_limits(g->ctx)->max_compute_workgroup_storage_size;
 }
 

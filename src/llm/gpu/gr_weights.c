@@ -279,11 +279,12 @@ static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, u
         if (tmpl.qt != GR_QT_F) {
             WGF_ASSERT(gr_qlayout((enum wgf_dtype)tmpl.qt, cols, &L));
             tmpl.kcs = (L.words + 3) / 4, tmpl.nu = L.nu, tmpl.ni = L.ni, tmpl.qa = L.qa, tmpl.qb = L.qb;
-            tmpl.cfg = q_cfg(tmpl.qt, L.ni, rows, paired, g->qx8, g->q8_min_wg, g->q_min_wg);
+            /* lib_rows_q's int8 copy of the input (a word per 4 elements, d and the sum per 32;
+             * three digits: three words) beside the reductions' arrays (< 4 KiB) */
+            uint64_t need = GR_X8_BYTES(L.nu) + 4096, have = wgf_ctx_limits(g->ctx)->max_compute_workgroup_storage_size;
+            tmpl.x3  = g->qx3 && tmpl.qt != WGF_DT_Q2_K && tmpl.qt != WGF_DT_Q3_K && GR_X3_BYTES(L.nu) + 4096 <= have;
+            tmpl.cfg = q_cfg(tmpl.qt, L.ni, rows, paired, g->qx8 || tmpl.x3, g->q8_min_wg, g->q_min_wg);
             m->quant = true;
-            /* lib_rows_q's int8 copy of the input (a word per 4 elements, d and the sum per 32)
-             * beside the reductions' arrays (< 4 KiB) */
-            uint64_t need = 40ull * L.nu + 4096, have = wgf_ctx_limits(g->ctx)->max_compute_workgroup_storage_size;
             if (g->qx8 && need > have)
                 return wgf_fail(err, WGF_ERR_UNSUPPORTED,
                                 "gpu-roles: --activations q8: tensor '%s' has %u columns; its int8 input needs %llu "
