@@ -13,3 +13,6 @@ done
 run candq $C Q4_K_M X=1
 env WGF_KERNEL_DIR=$KD/u8 $K llm bench --shape phi-3-mini --plan roles --weights Q4_K_M -n 64 --runs 1 --profile --json > $O/prof_u8.json 2>$O/prof_u8.err
 python3 -c "import json;j=json.load(open('$O/prof_u8.json'));print('u8', {k:v[0] for k,v in j['profile_us_per_token'].items()})"
+$C llm bench --shape phi-3-mini --plan roles --weights Q4_K_M -n 64 --runs 1 --profile --json > $O/prof_c.json 2>$O/prof_c.err
+python3 -c "import json;j=json.load(open('$O/prof_c.json'));print('c ', {k:v[0] for k,v in j['profile_us_per_token'].items()})"
+for R in 3; do run cand$R $C Q4_K_M X=1; run u8_$R $K Q4_K_M WGF_KERNEL_DIR=$KD/u8; run u8q$R $K Q4_K_M WGF_KERNEL_DIR=$KD/u8 ; done
