@@ -12,10 +12,10 @@
 #   bench/h200_quant.sh [OUTDIR]     (default: bench/results/quant-<hostname>-<UTC date>)
 #
 # Environment: WGFUSE (default build/wgfuse), N (decoded tokens per run, 256), P (prompt, 32),
-# RUNS (5), SHAPES ("qwen2.5-0.5b phi-3-mini"), WEIGHTS ("f16 Q8_0 Q4_K_M Q4_0"), ACTS ("f32 i8x3
-# q8": the --activations of each quantized run; f32 = exact, the default; i8x3 = f32-level
-# activations as three int8 digits on the decode rows, integer dots; q8 = int8-rounded
-# activations, not exact; float weights run once), FLAGS (global wgfuse flags, e.g.
+# RUNS (5), SHAPES ("qwen2.5-0.5b phi-3-mini"), WEIGHTS ("f16 Q8_0 Q4_K_M Q4_0"), ACTS ("f32 q8":
+# the --activations of each quantized run; f32 = exact, the default; q8 = int8-rounded
+# activations, not exact; i8x3 = f32-level activations as three int8 digits on the decode rows,
+# integer dots, slower on K-quants (bench/RESULTS.md, "Seventeenth cut"); float weights run once), FLAGS (global wgfuse flags, e.g.
 # --robust-shaders: keep the shaders' bounds clamps, which the default turns off), WGF_GIT_COMMIT.
 # Writes env.txt, results.jsonl (one JSON line per step), logs/*.txt, status.txt.
 set -u
@@ -26,7 +26,7 @@ WG="${WGFUSE:-$ROOT/build/wgfuse}"
 N="${N:-256}"; RUNS="${RUNS:-5}"; P="${P:-32}"
 SHAPES="${SHAPES:-qwen2.5-0.5b phi-3-mini}"
 WEIGHTS="${WEIGHTS:-f16 Q8_0 Q4_K_M Q4_0}"
-ACTS="${ACTS:-f32 i8x3 q8}"
+ACTS="${ACTS:-f32 q8}"
 . "$ROOT/bench/lib_steps.sh"
 steps_init "$OUT" h200_quant || exit 1
 {

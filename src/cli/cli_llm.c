@@ -129,9 +129,10 @@ void wgf_cli_backend_usage(FILE *f)
                "                         codes decoded to floats against exact activations. i8x3: on the\n"
                "                         GPU's decode rows each activation is three int8 digits of its\n"
                "                         32-block's scale (within ~1.2e-7 of the block's largest, f32-level)\n"
-               "                         and the dots are integer; elsewhere f32. q8: activations rounded\n"
-               "                         to int8 per 32 (llama.cpp's q8 activations; not exact) on every\n"
-               "                         backend but the unfused GPU plan. Float weight rows are unaffected\n"
+               "                         and the dots are integer (slower than f32 on K-quants); elsewhere\n"
+               "                         f32. q8: activations rounded to int8 per 32 (llama.cpp's q8\n"
+               "                         activations; not exact) on every backend but the unfused GPU\n"
+               "                         plan. Float weight rows are unaffected\n"
                "  --no-subgroups         gpu roles/ops/fused/mega: reductions through workgroup memory\n");
 }
 
