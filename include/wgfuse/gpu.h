@@ -301,7 +301,8 @@ enum wgf_status wgf_dispatch_once(wgf_ctx *ctx, wgf_pipeline *p, wgf_bind_group 
 
 /* ---- step schedules: record once, replay every step ----------------------------------------
  * A schedule is the ordered list of a plan's steps (a dispatch over a fixed grid, a dispatch
- * whose grid the GPU wrote into an indirect-argument buffer, a buffer copy), built once at init
+ * whose grid the GPU wrote into an indirect-argument buffer, a dispatch whose grid the host
+ * sets before each replay, a buffer copy), built once at init
  * with everything bound, then replayed into a recorder as often as needed (a decode step per
  * token): replay costs exactly the encoding calls, nothing is looked up or allocated.
  *
@@ -317,7 +318,7 @@ struct wgf_step_cost {
     uint64_t bytes_written; /* bytes it writes                                                 */
     uint64_t flops;         /* floating-point operations (a multiply-add counts 2)             */
 };
-enum wgf_step_kind { WGF_STEP_DISPATCH, WGF_STEP_DISPATCH_INDIRECT, WGF_STEP_COPY };
+enum wgf_step_kind { WGF_STEP_DISPATCH, WGF_STEP_DISPATCH_INDIRECT, WGF_STEP_COPY, WGF_STEP_DISPATCH_HOST };
 #define WGF_STEP_LABEL_MAX 64
 struct wgf_step_info {
     enum wgf_step_kind   kind;
@@ -339,11 +340,20 @@ enum wgf_status wgf_schedule_dispatch(wgf_schedule *s, const char *label, wgf_pi
 enum wgf_status wgf_schedule_dispatch_indirect(wgf_schedule *s, const char *label, wgf_pipeline *p,
                                                wgf_bind_group *bg, wgf_buffer *args, uint64_t offset,
                                                struct wgf_step_cost cost);
+/* Append a dispatch whose grid is read from host memory, grid[0..2], each time the schedule is
+ * replayed (the caller owns it and keeps it alive as long as the schedule): one batch size's
+ * grid per replay without a GPU-side argument buffer. A direct dispatch to the driver, unlike
+ * an indirect one, which Dawn validates with a dispatch of its own (on the H200 a 32-token
+ * prefill chunk of ~270 indirect dispatches took 5x the time of the same chunk's direct ones,
+ * bench/RESULTS.md). A grid above the device's limit fails the replay; a zero grid runs
+ * nothing. bg is owned from here on. */
+enum wgf_status wgf_schedule_dispatch_host(wgf_schedule *s, const char *label, wgf_pipeline *p, wgf_bind_group *bg,
+                                           const uint32_t *grid, struct wgf_step_cost cost);
 /* Append a copy of n bytes (multiples of 4). */
 enum wgf_status wgf_schedule_copy(wgf_schedule *s, const char *label, wgf_buffer *src, uint64_t src_off,
                                   wgf_buffer *dst, uint64_t dst_off, uint64_t n);
 uint32_t                    wgf_schedule_len(const wgf_schedule *s);
-uint32_t                    wgf_schedule_dispatches(const wgf_schedule *s); /* direct + indirect */
+uint32_t                    wgf_schedule_dispatches(const wgf_schedule *s); /* every dispatch kind */
 const struct wgf_step_info *wgf_schedule_step(const wgf_schedule *s, uint32_t i);
 /* Sum of every step's cost. */
 struct wgf_step_cost        wgf_schedule_cost(const wgf_schedule *s);

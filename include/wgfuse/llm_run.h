@@ -141,6 +141,11 @@ struct wgf_llm_backend {
      * pos.. (each role timed in its own pass; added to *out). */
     enum wgf_status (*profile)(struct wgf_llm_backend *b, uint32_t pos, uint32_t n_steps, struct wgf_profile *out,
                                struct wgf_err *err);
+    /* Optional. GPU time per kernel role of the first batched prefill chunk of an n_tok-token
+     * prompt at position 0 (each role timed in its own pass; added to *out); WGF_ERR_UNSUPPORTED where the plan
+     * prefills token by token. The cache's first n_tok positions are overwritten. */
+    enum wgf_status (*profile_prefill)(struct wgf_llm_backend *b, uint32_t n_tok, struct wgf_profile *out,
+                                       struct wgf_err *err);
     /* Optional. GPU time of n_steps whole greedy decode steps at positions pos.., each
      * recorded into one timed compute pass; *ns_per_step = their mean (0 without steps). */
     enum wgf_status (*step_time)(struct wgf_llm_backend *b, uint32_t pos, uint32_t n_steps, double *ns_per_step,

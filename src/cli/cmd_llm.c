@@ -38,8 +38,9 @@ static void llm_usage(FILE *f)
             "  after a warm-up; the generated ids must match across runs before median/best prefill\n"
             "  and decode tok/s are printed. --shape qwen2.5-0.5b|qwen2.5-1.5b|phi-3-mini|llama-3.2-1b:\n"
             "  a model of that shape with random f16 weights, built in memory (no file). --profile: GPU\n"
-            "  time per kernel role over 8 decode steps (each role timed in its own pass). --json: one\n"
-            "  JSON line instead of the text.\n"
+            "  time per kernel role over 8 decode steps, and of the prompt's first prefill chunk where the\n"
+            "  plan batches it (roles), each role timed in its own pass. --json: one JSON line instead of\n"
+            "  the text.\n"
             "  --plan all: the fusion dial (docs/fusion.md): ops, fused, roles and mega on the same model and\n"
             "  weights, each checked against cpu-ref (8-token prefill + S (8) decode steps) before it is\n"
             "  timed; one table with dispatches per token, decode tok/s (median, 95%% CI), prefill tok/s, GPU\n"
@@ -311,7 +312,7 @@ static int llm_bench(int argc, char **argv)
     struct wgf_llm_backend be  = {0};
     wgf_ctx               *gctx = NULL;
     struct wgf_sampler     smp = {0};
-    struct wgf_profile     prof = {0};
+    struct wgf_profile     prof = {0}, pprof = {0}; /* decode tokens; a prefill chunk */
     int32_t               *prompt = NULL;
     double                *pre = NULL, *dec = NULL;
     int                    rc  = 1;
@@ -385,6 +386,13 @@ static int llm_bench(int argc, char **argv)
         wgf_cli_error("%s: profile: %s", name, err.msg);
         goto out;
     }
+    /* the batched prefill's first chunk (it overwrites the cache's first positions: last) */
+    enum wgf_status pst = profile && be.profile_prefill ? be.profile_prefill(&be, (uint32_t)n_prompt, &pprof, &err)
+                                                         : WGF_OK;
+    if (pst != WGF_OK && pst != WGF_ERR_UNSUPPORTED) {
+        wgf_cli_error("%s: prefill profile: %s", name, err.msg);
+        goto out;
+    }
     double best_pre = pre[0], best_dec = dec[0];
     for (long r = 1; r < runs; r++) {
         if (pre[r] > best_pre) best_pre = pre[r];
@@ -424,6 +432,13 @@ static int llm_bench(int argc, char **argv)
                        (double)prof.rows[i].dispatches / 8, prof.rows[i].ns > 0 ? (double)prof.rows[i].bytes / prof.rows[i].ns : 0);
             printf("}");
         }
+        if (pprof.n) {
+            printf(", \"prefill_profile_us\": {");
+            for (uint32_t i = 0; i < pprof.n; i++)
+                printf("%s\"%s\": [%.2f, %.2f, %.1f]", i ? ", " : "", pprof.rows[i].label, pprof.rows[i].ns / 1e3,
+                       (double)pprof.rows[i].dispatches, pprof.rows[i].ns > 0 ? (double)pprof.rows[i].bytes / pprof.rows[i].ns : 0);
+            printf("}");
+        }
         printf("}\n");
     } else {
         printf("model: %s (%s, %s, %d layers, dim %d, vocab %d)\n", name, wgf_arch_str(m->cfg.arch),
@@ -460,10 +475,21 @@ static int llm_bench(int argc, char **argv)
         } else if (profile) {
             printf("profile: not offered by backend %s\n", be.name);
         }
+        if (pprof.n) {
+            printf("prefill profile (GPU time of the first chunk of the prompt, each role in its own pass; sum %.1f us):\n",
+                   pprof.total_ns * 1e-3);
+            printf("  %-28s %10s %10s %9s %7s\n", "role", "dispatches", "us", "GB/s", "%");
+            for (uint32_t i = 0; i < pprof.n; i++) {
+                const struct wgf_profile_row *pr = &pprof.rows[i];
+                printf("  %-28s %10u %10.1f %9.0f %6.1f%%\n", pr->label, (unsigned)pr->dispatches, pr->ns / 1e3,
+                       pr->ns > 0 ? (double)pr->bytes / pr->ns : 0.0, 100.0 * pr->ns / pprof.total_ns);
+            }
+        }
     }
     rc = fflush(stdout) == 0 ? 0 : 1;
 out:
     wgf_profile_free(&prof);
+    wgf_profile_free(&pprof);
     free(prompt);
     free(pre);
     free(dec);

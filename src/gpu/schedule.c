@@ -1,7 +1,8 @@
 /* wgfuse runtime — step schedules: a plan's steps built once, replayed per token.
  *
  * Replay is the hot path of every LLM plan: per dispatch it costs setPipeline + setBindGroup
- * + dispatchWorkgroups(Indirect), what a hand-written loop would make (the recorder's calls).
+ * + dispatchWorkgroups(Indirect), what a hand-written loop would make (the recorder's calls);
+ * a host-grid step reads its grid from the caller's memory as it is replayed.
  * The profiled replay puts each step in its own compute pass so the attached timer times it;
  * the extra pass boundaries cost a little GPU time, so a profile explains where the time
  * goes but its total is not the throughput (docs/llm.md says by how much). */
@@ -17,6 +18,7 @@ struct sched_step {
     wgf_bind_group      *bg;   /* owned                                                     */
     wgf_buffer          *src;  /* copy source, or the indirect-argument buffer              */
     wgf_buffer          *dst;  /* copy destination                                          */
+    const uint32_t      *hgrid; /* WGF_STEP_DISPATCH_HOST: the caller's grid, read at replay   */
     uint64_t             src_off, dst_off, n;
 };
 
@@ -105,6 +107,23 @@ enum wgf_status wgf_schedule_dispatch_indirect(wgf_schedule *s, const char *labe
     return WGF_OK;
 }
 
+enum wgf_status wgf_schedule_dispatch_host(wgf_schedule *s, const char *label, wgf_pipeline *p, wgf_bind_group *bg,
+                                           const uint32_t *grid, struct wgf_step_cost cost)
+{
+    if (!p || !bg || !grid) {
+        wgf_bind_group_free(bg);
+        return wgf__fail(s->ctx, WGF_ERR_ARG, "schedule '%s': host-grid step '%s': no pipeline, bind group or grid",
+                         s->label, label);
+    }
+    struct sched_step *st = push(s, label, WGF_STEP_DISPATCH_HOST, bg);
+    if (!st) return WGF_ERR_NOMEM;
+    st->pl        = p;
+    st->hgrid     = grid;
+    st->info.cost = cost;
+    s->n_dispatches++;
+    return WGF_OK;
+}
+
 enum wgf_status wgf_schedule_copy(wgf_schedule *s, const char *label, wgf_buffer *src, uint64_t src_off,
                                   wgf_buffer *dst, uint64_t dst_off, uint64_t n)
 {
@@ -148,6 +167,13 @@ static enum wgf_status record_one(const struct sched_step *x, wgf_recorder *r)
     case WGF_STEP_DISPATCH: return wgf_recorder_dispatch(r, x->pl, x->bg, x->info.grid[0], x->info.grid[1], x->info.grid[2]);
     case WGF_STEP_DISPATCH_INDIRECT: return wgf_recorder_dispatch_indirect(r, x->pl, x->bg, x->src, x->src_off);
     case WGF_STEP_COPY: return wgf_recorder_copy(r, x->src, x->src_off, x->dst, x->dst_off, x->n);
+    case WGF_STEP_DISPATCH_HOST: {
+        uint32_t lim = r->ctx->limits.max_compute_workgroups_per_dimension;
+        if (x->hgrid[0] > lim || x->hgrid[1] > lim || x->hgrid[2] > lim)
+            return wgf__fail(r->ctx, WGF_ERR_LIMIT, "step '%s': the grid set for this replay, %u x %u x %u, exceeds %u per dimension",
+                             x->info.label, x->hgrid[0], x->hgrid[1], x->hgrid[2], lim);
+        return wgf_recorder_dispatch(r, x->pl, x->bg, x->hgrid[0], x->hgrid[1], x->hgrid[2]);
+    }
     }
     return WGF_ERR_INTERNAL;
 }

@@ -3,7 +3,8 @@
  * equal those of --backend cpu-ref (--tokens, --temp 0, EOS ignored), with the shaders' bounds
  * clamps off (the default) and on (--robust-shaders); with --weights Q8_0 too, through both
  * ways the decode rows take the activations (i8x3, f32); the stats line names the backend; `llm
- * bench --json` records which (shader_clamps); an unknown backend is a usage error (exit 2).
+ * bench --json` records which (shader_clamps) and, with --profile on the roles plan, the GPU time
+ * of the prefill's roles; an unknown backend is a usage error (exit 2).
  * (wgf_t_run appends 2>&1, so each command picks its stream inside a { ...; } group.) */
 #include <stdio.h>
 #include <string.h>
@@ -83,6 +84,22 @@ int main(void)
         wgf_t_check(&t, rc == 0 && strstr(out, robust ? "\"shader_clamps\": true" : "\"shader_clamps\": false"),
                     robust ? "llm bench --robust-shaders: shader_clamps true" : "llm bench: shader_clamps false",
                     "exit %d: %.300s", rc, out);
+    }
+
+    /* --profile times the batched prefill's first chunk per role on the roles plan (its matmuls
+     * among them); a plan that prefills token by token has no such record */
+    for (int fused = 0; fused < 2; fused++) {
+        snprintf(cmd, sizeof cmd,
+                 "{ '%s' llm bench -m '%s' --backend gpu %s -n 2 --runs 1 --prompt-tokens 5 --profile --json 2>/dev/null; }",
+                 cli, model, fused ? "--plan fused" : "");
+        rc           = wgf_t_run(cmd, out, sizeof out);
+        const char *pp = strstr(out, "\"prefill_profile_us\": {");
+        bool        ok = rc == 0 && (fused ? !pp && strstr(out, "\"profile_us_per_token\"")
+                                           : pp && strstr(pp, "\"matmul_attn_qkv_") && strstr(pp, "\"attn_split_rows_"));
+        wgf_t_check(&t, ok,
+                    fused ? "llm bench --plan fused --profile: no prefill profile (token-by-token prefill)"
+                          : "llm bench --profile: prefill_profile_us times the chunk's matmul and attention roles",
+                    "exit %d: %.400s", rc, out);
     }
 
     snprintf(cmd, sizeof cmd, "'%s' run -m '%s' --tokens 1 --backend tpu", cli, model);

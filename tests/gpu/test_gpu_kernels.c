@@ -1,6 +1,7 @@
 /* Runtime: a kernel's output equals a CPU computation on random input (poison past the
  * output stays untouched); many dispatches in one pass == one pass each == one submit each;
- * the pipeline cache; GPU timestamps. */
+ * a schedule's host-grid step runs the grid set before each replay; the pipeline cache; GPU
+ * timestamps. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,50 @@ int main(void)
                     got_n > 2 ? ns[2] : 0);
         wgf_timer_free(tm);
     }
+    /* ---- a host-grid step: each replay dispatches the grid the caller set before it ---- */
+    {
+        float         ones[4096], zeros[4096], hy[4096];
+        uint32_t      grid[3] = {4, 1, 1};
+        wgf_schedule *sc      = NULL;
+        wgf_bind_group *hbg   = NULL;
+        for (uint32_t i = 0; i < cap; i++) ones[i] = 1.0f, zeros[i] = 0.0f;
+        struct params hp = {1.0f, cap};
+        wgf_buffer_write(ctx, g.x, 0, ones, 4 * cap);
+        wgf_buffer_write(ctx, g.y, 0, zeros, 4 * cap);
+        wgf_buffer_write(ctx, g.u, 0, &hp, sizeof hp);
+        s = wgf_schedule_create(ctx, "host grid", &sc);
+        if (s == WGF_OK) s = wgf_bind_group_create(ctx, g.p, (wgf_buffer *[]){g.y, g.x, g.u}, 3, &hbg);
+        if (s == WGF_OK) s = wgf_schedule_dispatch_host(sc, "saxpy_host_grid", g.p, hbg, grid, (struct wgf_step_cost){0, 0, 0});
+        /* replays with 4, then 10, then 0 workgroups of 64: y = 2 on [0, 256), 1 on [256, 640) */
+        const uint32_t xs[3] = {4, 10, 0};
+        for (int i = 0; i < 3 && s == WGF_OK; i++) {
+            wgf_recorder *r = NULL;
+            grid[0]         = xs[i];
+            if ((s = wgf_recorder_begin(ctx, "host grid", NULL, &r)) == WGF_OK) {
+                s = wgf_schedule_record(sc, r, NULL);
+                s = s == WGF_OK ? wgf_recorder_submit(r) : (wgf_recorder_abandon(r), s);
+            }
+        }
+        if (s == WGF_OK) s = wgf_buffer_read(ctx, g.y, 0, hy, 4 * cap);
+        bool ok = s == WGF_OK;
+        for (uint32_t i = 0; i < cap && ok; i++) ok = hy[i] == (i < 256 ? 2.0f : i < 640 ? 1.0f : 0.0f);
+        wgf_t_check(&t, ok && wgf_schedule_dispatches(sc) == 1,
+                    "host-grid step: replays run 4, 10, then 0 workgroups as set before each", "%s",
+                    ok ? "" : s == WGF_OK ? "wrong values" : wgf_ctx_last_error(ctx));
+        /* a grid past the device's limit fails that replay with the step's label */
+        grid[0] = wgf_ctx_limits(ctx)->max_compute_workgroups_per_dimension + 1;
+        wgf_recorder *r = NULL;
+        enum wgf_status sl = sc ? wgf_recorder_begin(ctx, "host grid", NULL, &r) : WGF_ERR_ARG;
+        if (sl == WGF_OK) {
+            sl = wgf_schedule_record(sc, r, NULL);
+            wgf_recorder_abandon(r);
+        }
+        wgf_t_check(&t, sl == WGF_ERR_LIMIT && strstr(wgf_ctx_last_error(ctx), "'saxpy_host_grid'") != NULL,
+                    "host-grid step above the limit: WGF_ERR_LIMIT naming the step", "status %d: %s", (int)sl,
+                    wgf_ctx_last_error(ctx));
+        wgf_schedule_free(sc);
+    }
+
     free(x);
     free(y);
     free(got);

@@ -236,13 +236,8 @@ static enum wgf_status gr_forward(struct wgf_llm_backend *b, const int32_t *toke
         if (all_logits && !rows) return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: logits rows");
         for (uint32_t done = 0; done < n && !s; done += GR_T_MAX) {
             uint32_t T = n - done < GR_T_MAX ? n - done : GR_T_MAX;
-            uint32_t args[3 * (2 + GR_MAX_MM)];
-            gr_args_fill(g, T, pos + done, args);
+            gr_grid_fill(g, T, pos + done); /* the grids this chunk's replay reads */
             if ((s = write_state(g, pos + done, T, pos + n, err))) break;
-            if ((s = wgf_buffer_write(g->ctx, g->args, 0, args, 12u * (2 + g->n_mm)))) {
-                s = gr_fail(g, err, s, what);
-                break;
-            }
             const wgf_schedule *list[3] = {g->s[GR_S_PREFILL], NULL, NULL};
             int                 nl      = 1;
             if (done + T == n) list[nl++] = g->s[GR_S_HEAD_PRE];
@@ -457,6 +452,40 @@ static enum wgf_status gr_profile(struct wgf_llm_backend *b, uint32_t pos, uint3
     return s ? gr_fail(g, err, s, "profile") : WGF_OK;
 }
 
+/* GPU time per kernel role of the first batched prefill chunk of an n_tok-token prompt (at most
+ * GR_T_MAX tokens) at position 0 and its last row's LM head (the roles plan; the other plans prefill through their decode step). The
+ * cache's first n_tok positions are overwritten: forward again before decoding. */
+static enum wgf_status gr_profile_prefill(struct wgf_llm_backend *b, uint32_t n_tok, struct wgf_profile *out,
+                                          struct wgf_err *err)
+{
+    struct gr *g = b->impl;
+    if (!g) return wgf_fail(err, WGF_ERR_ARG, "gpu-roles: backend not initialised");
+    if (!g->s[GR_S_PREFILL]) return wgf_fail(err, WGF_ERR_UNSUPPORTED, "gpu-%s: no batched prefill", b->plan);
+    if (n_tok == 0 || n_tok > g->n_ctx)
+        return wgf_fail(err, WGF_ERR_ARG, "gpu-roles: prefill profile of %u tokens (1..%u)", n_tok, g->n_ctx);
+    if (n_tok > GR_T_MAX) n_tok = GR_T_MAX; /* the first chunk */
+    int32_t *tok = calloc(n_tok, sizeof *tok);
+    if (!tok) return wgf_fail(err, WGF_ERR_NOMEM, "gpu-roles: prefill profile tokens");
+    gr_grid_fill(g, n_tok, 0);
+    wgf_timer      *tm = NULL;
+    wgf_recorder   *r  = NULL;
+    enum wgf_status s  = wgf_buffer_write(g->ctx, g->seq, 0, tok, (size_t)n_tok * 4);
+    free(tok);
+    if (!s) s = write_state(g, 0, n_tok, n_tok, err);
+    if (!s) s = wgf_timer_create(g->ctx, "llm.profile_prefill", 2048, &tm);
+    if (!s) s = wgf_recorder_begin(g->ctx, "llm.profile_prefill", tm, &r);
+    const struct wgf_step_info *slots[2048];
+    double                      ns[2048];
+    struct wgf_schedule_trace   tr   = {slots, 2048, 0};
+    const wgf_schedule         *list[2] = {g->s[GR_S_PREFILL], g->s[GR_S_HEAD_PRE]};
+    for (int k = 0; k < 2 && !s; k++) s = wgf_schedule_record(list[k], r, &tr);
+    if (s && r) wgf_recorder_abandon(r);
+    uint32_t n;
+    if (!s && !(s = wgf_recorder_submit(r)) && !(s = wgf_timer_read(g->ctx, tm, ns, 2048, &n))) s = wgf_profile_add(out, &tr, ns, n);
+    if (tm) wgf_timer_free(tm);
+    return s ? gr_fail(g, err, s, "prefill profile") : WGF_OK;
+}
+
 /* GPU time of whole greedy decode steps, each recorded into one timed pass (no per-role pass
  * boundaries: what a token costs the GPU, gaps between dependent dispatches included). */
 static enum wgf_status gr_step_time(struct wgf_llm_backend *b, uint32_t pos, uint32_t n_steps, double *ns_per_step,
@@ -526,7 +555,7 @@ static void gr_reset(struct wgf_llm_backend *b) { (void)b; /* positions are over
     {                                                                                                                  \
         .name = backend_name, .init = gr_init, .forward = gr_forward, .reset = gr_reset, .free = gr_free,              \
         .decode = gr_decode, .profile = gr_profile, .step_time = gr_step_time, .plan = plan_name,                      \
-        .decode_steps = gr_decode_steps, .probe = gr_probe,                                                            \
+        .decode_steps = gr_decode_steps, .probe = gr_probe, .profile_prefill = gr_profile_prefill,                     \
     }
 const struct wgf_llm_backend wgf_llm_backend_gpu_roles = GR_BACKEND("gpu-roles", "roles");
 const struct wgf_llm_backend wgf_llm_backend_gpu_ops   = GR_BACKEND("gpu-ops", "ops");

@@ -167,7 +167,7 @@ struct gr_mega {
     uint32_t    na;    /* weight arenas the layers use (the kernel binds these)             */
 };
 
-#define GR_MAX_MM 32 /* distinct matmul row counts (indirect grid slots)                  */
+#define GR_MAX_MM 32 /* distinct matmul row counts (prefill grid slots)                   */
 
 struct gr {
     wgf_ctx                    *ctx; /* borrowed                                              */
@@ -218,7 +218,6 @@ struct gr {
     wgf_buffer *seq;    /* (n_ctx + 1) token ids by position                              */
     wgf_buffer *sp;     /* (SP_LEN) sampler parameters                                    */
     wgf_buffer *rope;   /* (rope_tables, n_ctx, half) (cos, sin)                          */
-    wgf_buffer *args;   /* prefill indirect grids (3 u32 each)                            */
     wgf_buffer *zero;   /* 256 zero bytes: a binding a kernel declares but a variant skips */
     /* state: prefill activations, GR_T_MAX rows each */
     wgf_buffer *X, *XB, *QKV, *Q, *ATT, *GU, *H;
@@ -230,7 +229,11 @@ struct gr {
 
     /* plan */
     wgf_schedule *s[GR_S_COUNT];
-    uint32_t      mm_n[GR_MAX_MM]; /* matmul args slots 2..: rows N and tile (BN, BM) of each    */
+    /* the prefill's grids by slot (3 u32 each), set on the host before each chunk's replay
+     * (gr_grid_fill; its steps are host-grid dispatches, not indirect ones: bench/RESULTS.md,
+     * "Prefill without indirect dispatches") */
+    uint32_t      grid[3 * (2 + GR_MAX_MM)];
+    uint32_t      mm_n[GR_MAX_MM]; /* matmul grid slots 2..: rows N and tile (BN, BM) of each    */
     uint32_t      mm_bn[GR_MAX_MM], mm_bm[GR_MAX_MM];
     uint32_t      n_mm;
     uint32_t      all_logits_made; /* GR_S_ALL_LOGITS exists                              */
@@ -266,7 +269,7 @@ struct gr_step {
     struct wgf_binding   b[10];
     int                  nb;
     uint32_t             gx, gy, gz;
-    int                  slot; /* < 0: the direct grid gx x gy x gz; else the prefill indirect slot */
+    int                  slot; /* < 0: the direct grid gx x gy x gz; else the prefill grid slot */
     struct wgf_step_cost cost;
     const struct wgf_constant *k; /* override constants (NULL: none)                    */
     int                  nk;
@@ -323,10 +326,11 @@ enum wgf_status gr_emit_matmul(struct gr *g, wgf_schedule *s, const char *role, 
                                const struct gr_vec *bias, struct wgf_err *err);
 enum wgf_status gr_emit_rope_rows(struct gr *g, wgf_schedule *s, int l, struct wgf_err *err);
 enum wgf_status gr_emit_silu_mul_rows(struct gr *g, wgf_schedule *s, struct wgf_err *err);
-/* prefill grid slots: 0 = (T, 1, 1), 1 = attention, 2.. = matmuls by row count */
+/* prefill grid slots (g->grid): 0 = (T, 1, 1), 1 = attention, 2.. = matmuls by row count */
 #define GR_ARG_ROWS 0u
 #define GR_ARG_ATT 1u
-void gr_args_fill(const struct gr *g, uint32_t T, uint32_t pos0, uint32_t *args /* 3 * (2 + n_mm) */);
+/* g->grid for a prefill chunk of T tokens from position pos0 */
+void gr_grid_fill(struct gr *g, uint32_t T, uint32_t pos0);
 
 /* gr_ops.c: the ops / fused activations and one emitter per elementary op (one dispatch
  * each). A tensor is a buffer and an element offset; len 0 is a score row: the attended

@@ -95,7 +95,7 @@ enum wgf_status gr_step_emit(const struct gr *g, wgf_schedule *s, struct gr_step
     if (r) return gr_fail(g, err, r, st->label);
     if ((r = wgf_bind_group_create_ranges(g->ctx, pl, st->b, st->nb, &bg))) return gr_fail(g, err, r, st->label);
     if (st->slot < 0) r = wgf_schedule_dispatch(s, st->label, pl, bg, st->gx, st->gy, st->gz, st->cost);
-    else r = wgf_schedule_dispatch_indirect(s, st->label, pl, bg, g->args, 12u * (uint32_t)st->slot, st->cost);
+    else r = wgf_schedule_dispatch_host(s, st->label, pl, bg, &g->grid[3 * st->slot], st->cost);
     return r ? gr_fail(g, err, r, st->label) : WGF_OK;
 }
 
@@ -190,8 +190,9 @@ static uint32_t mm_slot(struct gr *g, uint32_t n, uint32_t bn, uint32_t bm)
     return 2 + g->n_mm++;
 }
 
-void gr_args_fill(const struct gr *g, uint32_t T, uint32_t pos0, uint32_t *a)
+void gr_grid_fill(struct gr *g, uint32_t T, uint32_t pos0)
 {
+    uint32_t *a = g->grid;
     a[0] = T, a[1] = 1, a[2] = 1;
     a[3] = (uint32_t)g->c.n_heads, a[4] = cdiv((uint64_t)pos0 + T, g->split), a[5] = T;
     for (uint32_t i = 0; i < g->n_mm; i++) {

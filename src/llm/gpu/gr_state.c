@@ -102,7 +102,6 @@ enum wgf_status gr_state_create(struct gr *g, struct wgf_err *err)
         {&g->seq, "llm.seq", ((uint64_t)g->n_ctx + 1) * 4, WGF_BUF_STORAGE},
         {&g->sp, "llm.sampler", GR_SP_LEN * 4, WGF_BUF_STORAGE},
         {&g->rope, "llm.rope", (uint64_t)g->rope_tables * g->n_ctx * g->half * 8, WGF_BUF_STORAGE},
-        {&g->args, "llm.prefill_grids", (2 + GR_MAX_MM) * 12, WGF_BUF_INDIRECT},
         {&g->zero, "llm.zero", 256, WGF_BUF_STORAGE},
         {&g->X, "llm.prefill.x", T * g->dimp * 4, WGF_BUF_STORAGE},
         {&g->XB, "llm.prefill.xb", T * g->dimp * 4, WGF_BUF_STORAGE},

@@ -17,7 +17,7 @@
  * the GPU, writes it into seq and its embedding into x for the next step (sample_argmax, or
  * sample_penalty / sample_topk / sample_pick for seeded sampling).
  *
- * Prefill (a chunk of up to GR_T_MAX tokens at st.pos; grids from the indirect arguments):
+ * Prefill (a chunk of up to GR_T_MAX tokens at st.pos; grids set on the host per chunk, g->grid):
  *   embed rows; per layer: rmsnorm, QKV matmul (+ bias), RoPE + cache store, split
  *   attention over the cache (causal), combine, o_proj matmul (+ residual), rmsnorm,
  *   gate/up matmul, silu * up, down matmul (+ residual); then lm_head on the last row. */
