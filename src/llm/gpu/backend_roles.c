@@ -453,8 +453,9 @@ static enum wgf_status gr_profile(struct wgf_llm_backend *b, uint32_t pos, uint3
 }
 
 /* GPU time per kernel role of the first batched prefill chunk of an n_tok-token prompt (at most
- * GR_T_MAX tokens) at position 0 and its last row's LM head (the roles plan; the other plans prefill through their decode step). The
- * cache's first n_tok positions are overwritten: forward again before decoding. */
+ * GR_T_MAX tokens) at position 0 and its last row's LM head. The roles plan only: the other
+ * plans prefill through their decode step. The cache's first n_tok positions are overwritten:
+ * forward again before decoding. */
 static enum wgf_status gr_profile_prefill(struct wgf_llm_backend *b, uint32_t n_tok, struct wgf_profile *out,
                                           struct wgf_err *err)
 {
@@ -481,7 +482,8 @@ static enum wgf_status gr_profile_prefill(struct wgf_llm_backend *b, uint32_t n_
     for (int k = 0; k < 2 && !s; k++) s = wgf_schedule_record(list[k], r, &tr);
     if (s && r) wgf_recorder_abandon(r);
     uint32_t n;
-    if (!s && !(s = wgf_recorder_submit(r)) && !(s = wgf_timer_read(g->ctx, tm, ns, 2048, &n))) s = wgf_profile_add(out, &tr, ns, n);
+    if (!s && !(s = wgf_recorder_submit(r)) && !(s = wgf_timer_read(g->ctx, tm, ns, 2048, &n)))
+        s = wgf_profile_add(out, &tr, ns, n);
     if (tm) wgf_timer_free(tm);
     return s ? gr_fail(g, err, s, "prefill profile") : WGF_OK;
 }
