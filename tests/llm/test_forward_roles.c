@@ -3,7 +3,10 @@
  * packed-f16 weights, subgroup and workgroup-memory reductions.
  *   - logits of a 40-token batched prefill (every row) and of 48 decode steps match cpu-ref
  *     on llama (GQA, tied head, Llama-3 RoPE scaling), qwen2 (q/k/v bias, untied head) and
- *     phi3 (longrope, crossing original_max_pos, MHA, head_dim 12); with attention slices
+ *     phi3 (longrope, crossing original_max_pos, MHA, head_dim 12); a wider qwen2 whose
+ *     prefill matmuls split K (gr_mm_shape: q/k/v with the bias and o_proj, gate/up, down
+ *     with the residual add in matmul_reduce; down's 1520 columns in two unequal parts; the
+ *     tied head's all-logits matmul); with attention slices
  *     of 16 positions (split attention + combine) and with 40 KiB bindings (every matrix in
  *     row parts);
  *   - greedy generation on the device (sampling on the GPU, tokens fed back) gives cpu-ref's
@@ -25,6 +28,11 @@
 #include "wgfuse/llm_run.h"
 
 #define N_PRE 40
+
+/* wide enough that every prefill matmul splits K (gr_mm_shape) */
+static const struct tm_dims QWEN2_WIDE = {.arch = WGF_ARCH_QWEN2, .dim = 1024, .hidden = 1520, .layers = 1, .heads = 8,
+                                          .kv_heads = 2, .head_dim = 128, .vocab = 300, .max_seq = 256,
+                                          .dtype = WGF_DT_BF16, .bias = true, .tied = true, .theta = 1000000.0f};
 #define N_DEC 48
 #define N_GEN 24
 
@@ -153,6 +161,7 @@ int main(void)
         double t2 = wgf_llm_now();
         check_model(&t, ctx, "phi3 longrope f32", &PHI3, &vs[i]);
         printf("variant '%s': %.1f s, %.1f s, %.1f s\n", vs[i].name, t1 - t0, t2 - t1, wgf_llm_now() - t2);
+        if (i < 2) check_model(&t, ctx, "qwen2 dim 1024 split-K prefill bf16 tied", &QWEN2_WIDE, &vs[i]);
     }
     wgf_ctx_free(ctx);
     return wgf_t_finish(&t);

@@ -2,7 +2,12 @@
 // bias or the residual add in the epilogue.
 // math:       y[t, ROW0 + n] (+)= sum_k W[n, k] x[t, k] (+ b[ROW0 + n]) for t < st[ST_NTOK], n < N
 // fuses:      matmul + bias (QKV), matmul + residual add (o_proj, down): 2 -> 1
-// workgroups: grid (ceil(N / BN), ceil(n_rows / BM)) from the indirect arguments; 256
+// split K:    with KSPLIT > 1, workgroup z of the grid's third dimension sums only its share of
+//             K (whole BK steps) and writes that partial tile to y = the partials buffer,
+//             (KSPLIT, T_MAX, N) f32; matmul_reduce then adds the partials and the bias or the
+//             residual. A matrix with few rows (o_proj, down) then still gets several hundred
+//             workgroups from a chunk of tokens (gr_mm_shape).
+// workgroups: grid (ceil(N / BN), ceil(n_rows / BM), KSPLIT) from the host; 256
 //             invocations as TX = BN / 4 along the weight rows by TY = 256 / TX along the
 //             tokens, each owning TM tokens x 4 rows of a BM x BN tile (BM = TY * TM). K goes in
 //             steps of BK = 16: the x tile and the weight tile (unpacked from f16 or f32
@@ -13,9 +18,9 @@
 //             | 2 w (N, KCS) chunks read | 3 b (ROW0 + N) f32 read | 4 st (ST_LEN) u32 read
 //             Quantized rows (QT != QT_F): the weight tile is decoded from global memory
 //             (lib_qblock) when it is staged, the first BN invocations one row each.
-// fragments:  lib_wchunk, lib_qblock
+// fragments:  lib_wchunk, lib_qblock, lib_mm_store
 // injected:   WF16, EPC (elements per chunk), KC, KCS (row stride), XS4, YS, N, ROW0, ACCUM,
-//             HAS_BIAS, BN, TM, ST_*, QT, NU, QA, QB
+//             HAS_BIAS, BN, TM, KSPLIT, T_MAX, ST_*, QT, NU, QA, QB
 @group(0) @binding(0) var<storage, read_write> y:  array<f32>;       // (rows, YS) f32
 @group(0) @binding(1) var<storage, read>       x:  array<vec4<f32>>; // (rows, XS4) vec4
 @group(0) @binding(2) var<storage, read>       w:  array<vec4<u32>>; // (N, KCS) chunks
@@ -46,6 +51,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
     let n_tok = st[ST_NTOK];
     let n0 = wid.x * BN;
     let t0 = wid.y * BM;
+    // this workgroup's share of K, in whole steps (all of it without a split)
+    let per = (KE / BK + KSPLIT - 1u) / KSPLIT;
+    let kz0 = min(wid.z * per, KE / BK) * BK;
+    let kz1 = min((wid.z + 1u) * per, KE / BK) * BK;
     let tx = li % TX;
     let ty = li / TX;
     var acc: array<vec4<f32>, TM>; // [token i] (row j)
@@ -59,19 +68,19 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
         let idx = li + i * 256u;
         let t   = t0 + idx / 4u;
         xr[i] = vec4<f32>(0.0);
-        if (idx < XL && t < n_tok) {
-            xr[i] = x[t * XS4 + idx % 4u];
+        if (idx < XL && t < n_tok && kz0 < kz1) {
+            xr[i] = x[t * XS4 + kz0 / 4u + idx % 4u];
         }
     }
     for (var i = 0u; i < WPT; i++) {
         let idx = li + i * 256u;
         let n   = n0 + idx / CPR;
         wr[i] = vec4<u32>(0u);
-        if (QT == QT_F && idx < WL && n < N) {
-            wr[i] = w[n * KCS + idx % CPR];
+        if (QT == QT_F && idx < WL && n < N && kz0 < kz1) {
+            wr[i] = w[n * KCS + kz0 / EPC + idx % CPR];
         }
     }
-    for (var k0 = 0u; k0 < KE; k0 += BK) {
+    for (var k0 = kz0; k0 < kz1; k0 += BK) {
         // registers -> workgroup memory (transposed)
         for (var i = 0u; i < XPT; i++) {
             let idx = li + i * 256u;
@@ -119,7 +128,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
         workgroupBarrier();
         // the next step's tiles load while this one is multiplied
         let k1 = k0 + BK;
-        if (k1 < KE) {
+        if (k1 < kz1) {
             for (var i = 0u; i < XPT; i++) {
                 let idx = li + i * 256u;
                 let t   = t0 + idx / 4u;
@@ -148,17 +157,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
         if (t < n_tok) {
             for (var j = 0u; j < 4u; j++) {
                 let n = n0 + tx * 4u + j;
-                if (n < N) {
-                    var v = acc[i][j];
-                    if (HAS_BIAS) {
-                        v += b[ROW0 + n];
-                    }
-                    let o = t * YS + ROW0 + n;
-                    if (ACCUM) {
-                        y[o] += v;
-                    } else {
-                        y[o] = v;
-                    }
+                if (n < N && KSPLIT > 1u) {
+                    y[(wid.z * T_MAX + t) * N + n] = acc[i][j];
+                } else if (n < N) {
+                    mm_store(t, n, acc[i][j]);
                 }
             }
         }

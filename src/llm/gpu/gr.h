@@ -50,6 +50,9 @@ enum { GR_ST_LIST(GR_ENUM) GR_SP_LIST(GR_ENUM) };
 
 #define GR_WG 256          /* invocations per workgroup, every role                        */
 #define GR_T_MAX 128       /* prefill tokens per chunk (activations are sized for this)     */
+#define GR_MM_MIN_WG 384u  /* prefill matmul: workgroups a full chunk should have (K split)  */
+#define GR_MM_MAX_KS 16u   /* prefill matmul: K splits at most                              */
+#define GR_MM_MIN_K 512u   /* prefill matmul: columns a K split keeps at least (gr_mm_shape)  */
 #define GR_KMAX 256        /* top-k the GPU sampler handles (== GR_WG: lib_topk)            */
 #define GR_NCAND 64        /* vocabulary slices of sample_topk                              */
 #define GR_EMB_PARTS 5     /* row parts of the embedding table one kernel can bind (sample_pick:
@@ -223,6 +226,7 @@ struct gr {
     wgf_buffer *X, *XB, *QKV, *Q, *ATT, *GU, *H;
     wgf_buffer *XQ; /* qx8: a prefill matmul input rounded to int8 values (qround_rows)    */
     wgf_buffer *LOGITS; /* (T_MAX, vp) for all-logits prefill; made on first use          */
+    wgf_buffer *MMP;    /* split-K partial tiles (ks, T_MAX, rows) f32, the largest matmul's */
     wgf_buffer *rb[GR_RING]; /* read-back ring: GR_STEPS ids + the error word              */
     wgf_buffer **owned;      /* every state buffer, for free                              */
     uint32_t     n_owned, cap_owned;
@@ -233,8 +237,8 @@ struct gr {
      * (gr_grid_fill; its steps are host-grid dispatches, not indirect ones: bench/RESULTS.md,
      * "Prefill without indirect dispatches") */
     uint32_t      grid[3 * (2 + GR_MAX_MM)];
-    uint32_t      mm_n[GR_MAX_MM]; /* matmul grid slots 2..: rows N and tile (BN, BM) of each    */
-    uint32_t      mm_bn[GR_MAX_MM], mm_bm[GR_MAX_MM];
+    uint32_t      mm_n[GR_MAX_MM]; /* matmul grid slots 2..: rows N, tile (BN, BM), K splits */
+    uint32_t      mm_bn[GR_MAX_MM], mm_bm[GR_MAX_MM], mm_ks[GR_MAX_MM];
     uint32_t      n_mm;
     uint32_t      all_logits_made; /* GR_S_ALL_LOGITS exists                              */
     struct gr_ops ops;             /* GR_PLAN_OPS, GR_PLAN_FUSED                            */
@@ -324,6 +328,17 @@ enum wgf_status gr_emit_rmsnorm_rows(struct gr *g, wgf_schedule *s, wgf_buffer *
 enum wgf_status gr_emit_matmul(struct gr *g, wgf_schedule *s, const char *role, const struct gr_mat *w,
                                wgf_buffer *x, uint32_t xs4, wgf_buffer *y, uint32_t ys, bool accum,
                                const struct gr_vec *bias, struct wgf_err *err);
+/* A prefill matmul's tile and K split, for a part of `rows` rows of `cols` columns. Tiles of 64
+ * rows x 64 tokens (4 x 4 an invocation) where the matrix has rows or columns enough, else 32 x 32
+ * (4 x 1: more workgroups). Where a full chunk (GR_T_MAX tokens) gives fewer than GR_MM_MIN_WG
+ * tiles, K is split in 2, 4, ... (at most GR_MM_MAX_KS parts of GR_MM_MIN_K columns or more) and
+ * matmul_reduce adds the partials: Phi-3-mini's o_proj and down (3072 rows, 96 large tiles) take
+ * 4 parts, Qwen2.5-0.5B's down (896 rows) 8. Parts of fewer columns lost on the H100: the
+ * reduce cost what the spread saved (bench/RESULTS.md, "Split K again"). */
+struct gr_mm_shape {
+    uint32_t bn, tm, bm, ks;
+};
+struct gr_mm_shape gr_mm_shape(uint32_t rows, uint32_t cols);
 enum wgf_status gr_emit_rope_rows(struct gr *g, wgf_schedule *s, int l, struct wgf_err *err);
 enum wgf_status gr_emit_silu_mul_rows(struct gr *g, wgf_schedule *s, struct wgf_err *err);
 /* prefill grid slots (g->grid): 0 = (T, 1, 1), 1 = attention, 2.. = matmuls by row count */

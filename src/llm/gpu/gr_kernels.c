@@ -179,15 +179,26 @@ static struct wgf_binding BP(const struct gr_part *p) { return B(p->buf, p->off,
 
 static uint32_t cdiv(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
 
-static uint32_t mm_slot(struct gr *g, uint32_t n, uint32_t bn, uint32_t bm)
+static uint32_t mm_slot(struct gr *g, uint32_t n, uint32_t bn, uint32_t bm, uint32_t ks)
 {
     for (uint32_t i = 0; i < g->n_mm; i++)
-        if (g->mm_n[i] == n && g->mm_bn[i] == bn && g->mm_bm[i] == bm) return 2 + i;
+        if (g->mm_n[i] == n && g->mm_bn[i] == bn && g->mm_bm[i] == bm && g->mm_ks[i] == ks) return 2 + i;
     WGF_ASSERT(g->n_mm < GR_MAX_MM);
     g->mm_n[g->n_mm]  = n;
     g->mm_bn[g->n_mm] = bn;
     g->mm_bm[g->n_mm] = bm;
+    g->mm_ks[g->n_mm] = ks;
     return 2 + g->n_mm++;
+}
+
+struct gr_mm_shape gr_mm_shape(uint32_t rows, uint32_t cols)
+{
+    bool               big = rows >= 4096 || cols >= 2048;
+    struct gr_mm_shape m   = {.bn = big ? 64 : 32, .tm = big ? 4 : 1, .ks = 1};
+    m.bm                   = (256 / (m.bn / 4)) * m.tm;
+    uint64_t tiles         = (uint64_t)cdiv(rows, m.bn) * cdiv(GR_T_MAX, m.bm);
+    while (tiles * m.ks < GR_MM_MIN_WG && m.ks < GR_MM_MAX_KS && cols / (2 * m.ks) >= GR_MM_MIN_K) m.ks *= 2;
+    return m;
 }
 
 void gr_grid_fill(struct gr *g, uint32_t T, uint32_t pos0)
@@ -196,7 +207,7 @@ void gr_grid_fill(struct gr *g, uint32_t T, uint32_t pos0)
     a[0] = T, a[1] = 1, a[2] = 1;
     a[3] = (uint32_t)g->c.n_heads, a[4] = cdiv((uint64_t)pos0 + T, g->split), a[5] = T;
     for (uint32_t i = 0; i < g->n_mm; i++) {
-        a[6 + 3 * i] = cdiv(g->mm_n[i], g->mm_bn[i]), a[7 + 3 * i] = cdiv(T, g->mm_bm[i]), a[8 + 3 * i] = 1;
+        a[6 + 3 * i] = cdiv(g->mm_n[i], g->mm_bn[i]), a[7 + 3 * i] = cdiv(T, g->mm_bm[i]), a[8 + 3 * i] = g->mm_ks[i];
     }
 }
 
@@ -594,22 +605,42 @@ enum wgf_status gr_emit_matmul(struct gr *g, wgf_schedule *s, const char *role, 
         wgf_prelude_u32(&p, "ROW0", pt->row0, "first row of this part (y column offset)");
         wgf_prelude_bool(&p, "ACCUM", accum, accum ? "y += x W^T: the residual add" : "y = x W^T");
         wgf_prelude_bool(&p, "HAS_BIAS", bias != NULL, "bias in the epilogue");
-        /* tiles: 64 rows x 64 tokens where the matrix has rows for many workgroups, else 32 x 32
-         * (a chunk of 128 tokens then still gives ~100 workgroups for a 896-row matrix) */
-        bool     big = pt->rows >= 4096;
-        uint32_t bn = big ? 64 : 32, tm = big ? 4 : 1, bm = (256 / (bn / 4)) * tm;
-        wgf_prelude_u32(&p, "BN", bn, "weight rows per tile");
-        wgf_prelude_u32(&p, "TM", tm, "tokens per invocation (tile: 1024 / BN * TM tokens)");
+        struct gr_mm_shape sh = gr_mm_shape(pt->rows, w->cols);
+        wgf_prelude_u32(&p, "BN", sh.bn, "weight rows per tile");
+        wgf_prelude_u32(&p, "TM", sh.tm, "tokens per invocation (tile: 1024 / BN * TM tokens)");
+        wgf_prelude_u32(&p, "KSPLIT", sh.ks, sh.ks > 1 ? "K in this many parts: partials, then matmul_reduce" : "K whole");
+        wgf_prelude_u32(&p, "T_MAX", GR_T_MAX, "tokens of a prefill chunk at most (the partials' stride)");
         st.frags[0]   = "lib_qblock";
-        st.b[st.nb++] = B(y, 0, 0);
+        st.frags[1]   = "lib_mm_store";
+        st.b[st.nb++] = B(sh.ks > 1 ? g->MMP : y, 0, 0);
         st.b[st.nb++] = B(g->qx8 && pt->qt != GR_QT_F ? g->XQ : x, 0, 0);
         st.b[st.nb++] = BP(pt);
         st.b[st.nb++] = bias ? BV(g, *bias) : B(g->zero, 0, 0);
         st.b[st.nb++] = B(g->st, 0, 0);
-        st.slot       = (int)mm_slot(g, pt->rows, bn, bm);
+        st.slot       = (int)mm_slot(g, pt->rows, sh.bn, sh.bm, sh.ks);
         st.cost       = (struct wgf_step_cost){pt->bytes, 0, 0}; /* per chunk of T tokens */
         enum wgf_status r = emit(g, s, &st, &p, err);
         if (r) return r;
+        if (sh.ks == 1) continue;
+        /* the partials' sum, with the bias or the residual add */
+        struct gr_step     rd = {0};
+        struct wgf_prelude q  = {0};
+        gr_step_label_part(g, &rd, "matmul_reduce", role, pt);
+        rd.frags[0] = "lib_mm_store";
+        pre_model(g, &q, plain_cfg());
+        wgf_prelude_u32(&q, "N", pt->rows, "weight rows of this part");
+        wgf_prelude_u32(&q, "ROW0", pt->row0, "first row of this part (y column offset)");
+        wgf_prelude_u32(&q, "YS", ys, "y row stride in floats");
+        wgf_prelude_u32(&q, "KSPLIT", sh.ks, "partials to add");
+        wgf_prelude_u32(&q, "T_MAX", GR_T_MAX, "tokens of a prefill chunk at most (the partials' stride)");
+        wgf_prelude_bool(&q, "ACCUM", accum, accum ? "y += the sum: the residual add" : "y = the sum");
+        wgf_prelude_bool(&q, "HAS_BIAS", bias != NULL, "bias");
+        rd.b[rd.nb++] = B(y, 0, 0);
+        rd.b[rd.nb++] = B(g->MMP, 0, 0);
+        rd.b[rd.nb++] = bias ? BV(g, *bias) : B(g->zero, 0, 0);
+        rd.slot       = GR_ARG_ROWS;
+        rd.cost       = (struct wgf_step_cost){(uint64_t)sh.ks * pt->rows * 4, (uint64_t)pt->rows * 4, 0}; /* per row */
+        if ((r = emit(g, s, &rd, &q, err))) return r;
     }
     return WGF_OK;
 }

@@ -84,6 +84,20 @@ enum wgf_status gr_state_create(struct gr *g, struct wgf_err *err)
         if ((s = gr_buf(g, lb, kv, WGF_BUF_STORAGE, &g->L[l].vc, err))) return s;
     }
     uint64_t part_rows = T > 1 ? T : 1;
+    /* the largest split-K partials of any prefill matmul part (gr_mm_shape), 16 bytes at least */
+    uint64_t mmp = 16;
+    for (int l = 0; l < g->c.n_layers && g->plan == GR_PLAN_ROLES; l++) {
+        const struct gr_mat *ms[] = {&g->L[l].qkv, &g->L[l].wo, &g->L[l].gu, &g->L[l].down};
+        for (int k = 0; k < 4; k++)
+            for (uint32_t i = 0; i < ms[k]->n_parts; i++) {
+                uint64_t ks = gr_mm_shape(ms[k]->part[i].rows, ms[k]->cols).ks;
+                if (ks > 1 && ks * T * ms[k]->part[i].rows * 4 > mmp) mmp = ks * T * ms[k]->part[i].rows * 4;
+            }
+    }
+    for (uint32_t i = 0; i < g->lm_head.n_parts && g->plan == GR_PLAN_ROLES; i++) { /* all-logits prefill */
+        uint64_t ks = gr_mm_shape(g->lm_head.part[i].rows, g->lm_head.cols).ks;
+        if (ks > 1 && ks * T * g->lm_head.part[i].rows * 4 > mmp) mmp = ks * T * g->lm_head.part[i].rows * 4;
+    }
     const struct {
         wgf_buffer **b;
         const char  *label;
@@ -110,6 +124,7 @@ enum wgf_status gr_state_create(struct gr *g, struct wgf_err *err)
         {&g->ATT, "llm.prefill.att", T * g->q_dim * 4, WGF_BUF_STORAGE},
         {&g->GU, "llm.prefill.gate_up", T * g->gu_s * 4, WGF_BUF_STORAGE},
         {&g->H, "llm.prefill.h", T * g->hidp * 4, WGF_BUF_STORAGE},
+        {&g->MMP, "llm.prefill.splitk", mmp, WGF_BUF_STORAGE},
     };
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
         if ((s = gr_buf(g, list[i].label, list[i].bytes, list[i].usage, list[i].b, err))) return s;
