@@ -4,11 +4,11 @@
  *   - logits of a 40-token batched prefill (every row) and of 48 decode steps match cpu-ref
  *     on llama (GQA, tied head, Llama-3 RoPE scaling), qwen2 (q/k/v bias, untied head) and
  *     phi3 (longrope, crossing original_max_pos, MHA, head_dim 12); a wider qwen2 whose
- *     prefill matmuls split K (gr_mm_shape: q/k/v with the bias and o_proj, gate/up, down
- *     with the residual add in matmul_reduce; down's 1520 columns in two unequal parts; the
- *     tied head's all-logits matmul); with attention slices
- *     of 16 positions (split attention + combine) and with 40 KiB bindings (every matrix in
- *     row parts);
+ *     prefill matmuls split K (gr_mm_shape: q/k/v with the bias, o_proj and down with the
+ *     residual add in matmul_reduce, the tied head's all-logits matmul; down's 2064 columns
+ *     in four unequal parts; gate/up and down in the large tiles); with attention slices of 16
+ *     positions (split attention + combine) and with 40 KiB bindings (every matrix in row
+ *     parts);
  *   - greedy generation on the device (sampling on the GPU, tokens fed back) gives cpu-ref's
  *     ids (f32 weights);
  *   - seeded sampling on the device (temperature, top-k, top-p, repetition penalty) gives
@@ -30,7 +30,7 @@
 #define N_PRE 40
 
 /* wide enough that every prefill matmul splits K (gr_mm_shape) */
-static const struct tm_dims QWEN2_WIDE = {.arch = WGF_ARCH_QWEN2, .dim = 1024, .hidden = 1520, .layers = 1, .heads = 8,
+static const struct tm_dims QWEN2_WIDE = {.arch = WGF_ARCH_QWEN2, .dim = 1024, .hidden = 2064, .layers = 1, .heads = 8,
                                           .kv_heads = 2, .head_dim = 128, .vocab = 300, .max_seq = 256,
                                           .dtype = WGF_DT_BF16, .bias = true, .tied = true, .theta = 1000000.0f};
 #define N_DEC 48
