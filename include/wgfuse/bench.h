@@ -81,6 +81,8 @@ enum wgf_dispatch_mode {
     WGF_MODE_PASS_EACH   = 1, /* one pass per dispatch, one encoder, one submit, one wait   */
     WGF_MODE_SUBMIT_EACH = 2, /* one encoder + submit per dispatch, one wait at the end     */
     WGF_MODE_WAIT_EACH   = 3, /* submit and wait per dispatch (single-op, repeated)         */
+    WGF_MODE_INDIRECT    = 4, /* as ONE_PASS, each dispatch's grid read from a buffer
+                                 (Dawn validates each with a dispatch of its own)        */
     WGF_MODE_COUNT
 };
 const char *wgf_dispatch_mode_name(enum wgf_dispatch_mode m); /* "one_pass", ...            */

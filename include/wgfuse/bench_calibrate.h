@@ -22,7 +22,8 @@
 extern "C" {
 #endif
 
-#define WGF_CALIBRATION_VERSION 2 /* 2: dispatch cost by schedule length, the serial term */
+#define WGF_CALIBRATION_VERSION 3 /* 2: dispatch cost by schedule length, the serial term;
+                                     3: the indirect dispatch mode */
 
 struct wgf_calibration {
     char   adapter[256], driver[256], backend[16], webgpu_lib[1024];

@@ -28,12 +28,14 @@
 #define WGF__POISON32 0x7fbadbadu /* a NaN: any write over it shows                     */
 #define WGF__POISON16 0x7e5au     /* an f16 NaN                                          */
 
-static const char *const wgf__mode_names[WGF_MODE_COUNT] = {"one_pass", "pass_each", "submit_each", "wait_each"};
+static const char *const wgf__mode_names[WGF_MODE_COUNT] = {"one_pass", "pass_each", "submit_each", "wait_each",
+                                                            "indirect"};
 static const char *const wgf__mode_desc[WGF_MODE_COUNT]  = {
     "N dispatches in one compute pass, one submit",
     "one compute pass per dispatch, one encoder, one submit",
     "one encoder + submit per dispatch",
     "submit and wait per dispatch (single-op, repeated)",
+    "N indirect dispatches in one compute pass (grid from a buffer), one submit",
 };
 
 const char *wgf_dispatch_mode_name(enum wgf_dispatch_mode m)
@@ -68,12 +70,14 @@ struct wgf__tiny {
     wgf_buffer          *x;     /* (N) f32|f16: input, multiples of 1/8, never zero     */
     wgf_pipeline        *pipe;  /* "tiny_f32" | "tiny_f16"                              */
     wgf_bind_group      *bg;
+    wgf_buffer          *args;  /* (1, 1, 1): the grid of WGF_MODE_INDIRECT             */
     float                x_host[WGF__TINY_N];
 };
 
 static void wgf__tiny_free(struct wgf__tiny *t)
 {
     wgf_bind_group_free(t->bg);
+    wgf_buffer_free(t->args);
     wgf_buffer_free(t->y);
     wgf_buffer_free(t->x);
     memset(t, 0, sizeof *t);
@@ -112,6 +116,11 @@ static enum wgf_status wgf__tiny_init(wgf_ctx *ctx, enum wgf_bench_dtype dt, boo
     if (s) goto fail;
     wgf_buffer *bufs[2] = {t->y, t->x};
     if ((s = wgf_bind_group_create(ctx, t->pipe, bufs, 2, &t->bg))) goto fail;
+    static const uint32_t grid[3] = {1, 1, 1};
+    snprintf(label, sizeof label, "bench_dispatch.%s.grid", role);
+    if ((s = wgf_buffer_create(ctx, label, sizeof grid, WGF_BUF_INDIRECT, &t->args)) ||
+        (s = wgf_buffer_write(ctx, t->args, 0, grid, sizeof grid)))
+        goto fail;
     return WGF_OK;
 fail:
     wgf_ctx_err(ctx, err, s, "bench dispatch: %s", role);
@@ -129,9 +138,11 @@ static enum wgf_status wgf__run_mode(wgf_ctx *ctx, struct wgf__tiny *t, enum wgf
     switch (mode) {
     case WGF_MODE_ONE_PASS:
     case WGF_MODE_PASS_EACH:
+    case WGF_MODE_INDIRECT:
         if ((s = wgf_recorder_begin(ctx, label, timer, &r))) return s;
         for (int i = 0; i < n && !s; i++) {
-            s = wgf_recorder_dispatch(r, t->pipe, t->bg, 1, 1, 1);
+            s = mode == WGF_MODE_INDIRECT ? wgf_recorder_dispatch_indirect(r, t->pipe, t->bg, t->args, 0)
+                                          : wgf_recorder_dispatch(r, t->pipe, t->bg, 1, 1, 1);
             if (!s && mode == WGF_MODE_PASS_EACH) s = wgf_recorder_end_pass(r);
         }
         if (s) {

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "wgfuse/bench_calibrate.h"
 
 static char out[1 << 16];
 
@@ -56,7 +57,7 @@ static bool cache_valid(const char *path)
 {
     json_error_t je;
     json_t      *j  = json_load_file(path, 0, &je);
-    bool         ok = j && json_integer_value(json_object_get(j, "version")) == 2 &&
+    bool         ok = j && json_integer_value(json_object_get(j, "version")) == WGF_CALIBRATION_VERSION &&
               json_number_value(json_object_get(json_object_get(j, "device"), "read_gbps")) > 0;
     json_decref(j);
     return ok;
@@ -66,13 +67,13 @@ static void device(const char *path, double disp, double bw, double bw_wg, doubl
 {
     char text[2048];
     int  n = snprintf(text, sizeof text,
-                      "{\"format\": \"wgfuse-calibration\", \"version\": 2, \"adapter\": \"synthetic\", \"driver\": \"\", "
+                      "{\"format\": \"wgfuse-calibration\", \"version\": %d, \"adapter\": \"synthetic\", \"driver\": \"\", "
                       "\"backend\": \"\", \"webgpu_lib\": \"\", \"date\": \"\", \"seconds\": 0, "
                       "\"dispatch_us_by_mode\": {\"one_pass\": %g, \"pass_each\": %g, \"submit_each\": %g, "
-                      "\"wait_each\": %g}, \"device\": {\"dispatch_us\": %g, \"read_gbps\": %g, \"read_gbps_wg\": %g, "
+                      "\"wait_each\": %g, \"indirect\": %g}, \"device\": {\"dispatch_us\": %g, \"read_gbps\": %g, \"read_gbps_wg\": %g, "
                       "\"gflops\": %g, \"gflops_wg\": %g, \"barrier_ns\": 0, \"subgroup_ns\": 0, \"dispatch_us_long\": 0, "
                       "\"len_short\": 16, \"len_long\": 2048, \"serial_gflops_wg\": 0, \"serial_wg\": 1024, \"workgroup_us\": 0, \"chain_gflops\": 0}}",
-                      disp, disp, disp, disp, disp, bw, bw_wg, gf, gf_wg);
+                      WGF_CALIBRATION_VERSION, disp, disp, disp, disp, disp, disp, bw, bw_wg, gf, gf_wg);
     write_text(path, text, (size_t)n);
 }
 
@@ -107,10 +108,12 @@ int main(void)
         fclose(f);
         good[len] = 0;
     }
-    const char *ver = good ? strstr(good, "\"version\": 2") : NULL;
+    char vs[32];
+    snprintf(vs, sizeof vs, "\"version\": %d", WGF_CALIBRATION_VERSION);
+    const char *ver = good ? strstr(good, vs) : NULL;
     char        other[1 << 16];
     snprintf(other, sizeof other, "%.*s\"version\": 7%s", (int)(ver ? ver - good : 0), good ? good : "",
-             ver ? ver + strlen("\"version\": 2") : "");
+             ver ? ver + strlen(vs) : "");
     struct {
         const char *name, *text;
         size_t      n;

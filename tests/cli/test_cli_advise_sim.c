@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "wgfuse/bench_calibrate.h"
 
 static char out[1 << 17];
 
@@ -39,13 +40,13 @@ static void device(const char *path, double disp, double bw, double bw_wg, doubl
     FILE *f = fopen(path, "wb");
     if (!f) return;
     fprintf(f,
-            "{\"format\": \"wgfuse-calibration\", \"version\": 2, \"adapter\": \"synthetic\", \"driver\": \"\", "
+            "{\"format\": \"wgfuse-calibration\", \"version\": %d, \"adapter\": \"synthetic\", \"driver\": \"\", "
             "\"backend\": \"\", \"webgpu_lib\": \"\", \"date\": \"\", \"seconds\": 0, "
-            "\"dispatch_us_by_mode\": {\"one_pass\": %g, \"pass_each\": %g, \"submit_each\": %g, \"wait_each\": %g}, "
+            "\"dispatch_us_by_mode\": {\"one_pass\": %g, \"pass_each\": %g, \"submit_each\": %g, \"wait_each\": %g, \"indirect\": %g}, "
             "\"device\": {\"dispatch_us\": %g, \"read_gbps\": %g, \"read_gbps_wg\": %g, \"gflops\": %g, "
             "\"gflops_wg\": %g, \"barrier_ns\": 0, \"subgroup_ns\": 0, \"dispatch_us_long\": 0, \"len_short\": 16, "
             "\"len_long\": 2048, \"serial_gflops_wg\": 0, \"serial_wg\": 1024, \"workgroup_us\": 0, \"chain_gflops\": 0}}",
-            disp, disp, disp, disp, disp, bw, bw_wg, gf, gf_wg);
+            WGF_CALIBRATION_VERSION, disp, disp, disp, disp, disp, disp, bw, bw_wg, gf, gf_wg);
     fclose(f);
 }
 
