@@ -71,6 +71,16 @@ static enum wgf_status rope_table(struct gr *g, struct wgf_err *err)
     return s;
 }
 
+/* max(have, the bytes of m's largest split-K partials: splits x GR_T_MAX x a part's rows f32) */
+static uint64_t splitk_bytes(const struct gr_mat *m, uint64_t have)
+{
+    for (uint32_t i = 0; i < m->n_parts; i++) {
+        uint64_t ks = gr_mm_shape(m->part[i].rows, m->cols).ks, b = ks * GR_T_MAX * m->part[i].rows * 4;
+        if (ks > 1 && b > have) have = b;
+    }
+    return have;
+}
+
 enum wgf_status gr_state_create(struct gr *g, struct wgf_err *err)
 {
     const uint64_t  T = GR_T_MAX, d4 = g->hd / 4;
@@ -84,20 +94,13 @@ enum wgf_status gr_state_create(struct gr *g, struct wgf_err *err)
         if ((s = gr_buf(g, lb, kv, WGF_BUF_STORAGE, &g->L[l].vc, err))) return s;
     }
     uint64_t part_rows = T > 1 ? T : 1;
-    /* the largest split-K partials of any prefill matmul part (gr_mm_shape), 16 bytes at least */
+    /* the largest split-K partials of any prefill matmul part (the all-logits lm_head too) */
     uint64_t mmp = 16;
     for (int l = 0; l < g->c.n_layers && g->plan == GR_PLAN_ROLES; l++) {
         const struct gr_mat *ms[] = {&g->L[l].qkv, &g->L[l].wo, &g->L[l].gu, &g->L[l].down};
-        for (int k = 0; k < 4; k++)
-            for (uint32_t i = 0; i < ms[k]->n_parts; i++) {
-                uint64_t ks = gr_mm_shape(ms[k]->part[i].rows, ms[k]->cols).ks;
-                if (ks > 1 && ks * T * ms[k]->part[i].rows * 4 > mmp) mmp = ks * T * ms[k]->part[i].rows * 4;
-            }
+        for (int k = 0; k < 4; k++) mmp = splitk_bytes(ms[k], mmp);
     }
-    for (uint32_t i = 0; i < g->lm_head.n_parts && g->plan == GR_PLAN_ROLES; i++) { /* all-logits prefill */
-        uint64_t ks = gr_mm_shape(g->lm_head.part[i].rows, g->lm_head.cols).ks;
-        if (ks > 1 && ks * T * g->lm_head.part[i].rows * 4 > mmp) mmp = ks * T * g->lm_head.part[i].rows * 4;
-    }
+    if (g->plan == GR_PLAN_ROLES) mmp = splitk_bytes(&g->lm_head, mmp);
     const struct {
         wgf_buffer **b;
         const char  *label;
