@@ -248,11 +248,25 @@ void            wgf_prelude_free(struct wgf_prelude *p);
  * consecutive local indices in a 256-invocation workgroup (4 <= S <= 64); 0 otherwise (use
  * lib_reduce_wg). A failed probe is not an error: it answers 0. */
 enum wgf_status wgf_ctx_subgroup_size(wgf_ctx *ctx, uint32_t *sgs);
+/* The workgroups this device runs side by side at full rate (its multiprocessors / compute
+ * units; a CPU adapter's threads), measured by timing grids of an arithmetic-bound kernel the
+ * first time it is asked (a few ms; src/gpu/compute_units.c). 0 when it cannot be measured
+ * (no timestamp queries, a failed step, inconsistent times): callers keep their default
+ * layouts. A layout that uses it changes speed only, never results. */
+uint32_t        wgf_ctx_compute_units(wgf_ctx *ctx);
+/* The probe's search over any timing (tests drive it with synthetic times): time_ns(user, n)
+ * is the time of a grid of n workgroups (<= 0: a failed measurement). Answers the largest n
+ * whose time stays below 1.5x one workgroup's, found by doubling n and then halving the gap,
+ * and looked at once more; 0 when a time fails, the count passes 4095, or the last look
+ * disagrees. */
+uint32_t        wgf_compute_units_search(double (*time_ns)(void *user, uint32_t n), void *user);
 
 /* ---- the matvec family (src/kernels/common/gemv.wgsl and the LLM roles on its loop) -----
  * A row group of TPR invocations (a power of two, 8..256) owns RPG rows (1..4) of KC 16-byte
  * weight chunks; each invocation loads NIT = ceil(KC / TPR) chunks of each row before using
- * any, and each x chunk it reads serves the RPG rows; GPW = 256 / TPR groups per workgroup.
+ * any, and each x chunk it reads serves the RPG rows; GPW = 256 / TPR groups per workgroup
+ * (a caller may set more: WG = GPW * TPR invocations, a multiple of 32 up to 512, as the LLM
+ * plans do to spread a one-wave grid evenly over the compute units).
  * The default picks the smallest TPR with NIT * RPG <= max_loads (8): enough loads in flight
  * per invocation without spilling registers. */
 struct wgf_matvec_cfg {

@@ -72,6 +72,11 @@ struct wgf_llm_backend_options {
     uint32_t        q_min_workgroups; /* gpu roles, f32 activations: attn_output / ffn_down parts
                                   take up to 4 rows per group while this many workgroups
                                   remain; 0 = 200 (tests set 1: small matrices then take them) */
+    uint32_t        compute_units; /* gpu roles / fused / ops, f32 activations: the compute units
+                                  the Q4_K / Q5_K / Q6_K norm-prologue matvecs (attn_qkv,
+                                  ffn_gate_up, lm_head) spread their one-wave grids over; 0 =
+                                  measured on the device (wgf_ctx_compute_units). Speed only:
+                                  any value gives the same results (tests set a small one) */
 };
 
 /* An on-device decoding request (wgf_llm_backend.decode): sample `max_ids` ids at most,

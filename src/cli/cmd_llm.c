@@ -425,6 +425,7 @@ static int llm_bench(int argc, char **argv)
                med_pre, best_pre, med_dec, best_dec, (unsigned long long)be.gpu_weight_bytes,
                (unsigned long long)wgf_llm_model_weight_bytes(m), copy_gbps, bk.act_q8 ? "q8" : bk.act_i8x3 ? "i8x3" : "f32",
                gctx && !wgf_ctx_robust_shaders(gctx) ? "false" : "true", (unsigned long long)first_hash);
+        if (gctx) printf(", \"compute_units\": %u", wgf_ctx_compute_units(gctx));
         if (prof.n) {
             printf(", \"profile_us_per_token\": {");
             for (uint32_t i = 0; i < prof.n; i++)
@@ -449,6 +450,9 @@ static int llm_bench(int argc, char **argv)
                    be.name, be.plan ? be.plan : "-", wfmt, wgf_ctx_adapter(gctx)->name, be.dispatches_per_token,
                    n_prompt, n, runs, (unsigned long long)first_hash);
             printf("shader bounds clamps: %s\n", wgf_ctx_robust_shaders(gctx) ? "on" : "off (--robust-shaders: on)");
+            uint32_t cu = wgf_ctx_compute_units(gctx);
+            if (cu) printf("compute units (measured; one-wave grids are spread over them): %u\n", cu);
+            else printf("compute units: not measured (default layouts)\n");
         } else
             printf("backend: %s, %u threads; prompt %ld tokens, %ld generated, %ld runs after 1 warm-up; ids hash "
                    "%016llx\n", be.name, bo.n_threads, n_prompt, n, runs, (unsigned long long)first_hash);

@@ -127,6 +127,10 @@ struct wgf_ctx {
     bool                   sg_probed;
     uint32_t               sg_size;    /* 0: do not use subgroup reductions              */
 
+    /* compute-unit probe (compute_units.c), run once */
+    bool                   cu_probed;
+    uint32_t               cu_units;   /* 0: unknown                                      */
+
     /* fault injection */
     struct wgf_fault_plan  fault;
     uint32_t               n_buffer_creates, n_shaders, n_pipelines, n_maps;

@@ -271,9 +271,9 @@ struct wgf_matvec_cfg wgf_matvec_cfg_pick(uint32_t kc, uint32_t rpg, uint32_t ma
 
 enum wgf_status wgf_matvec_prelude(struct wgf_prelude *p, struct wgf_matvec_cfg cfg, uint32_t sgs, bool wf16)
 {
-    wgf_prelude_u32(p, "WG", 256, "invocations per workgroup");
+    wgf_prelude_u32(p, "WG", cfg.gpw * cfg.tpr, "invocations per workgroup = GPW * TPR");
     wgf_prelude_u32(p, "TPR", cfg.tpr, "invocations sharing one weight row (wgf_matvec_cfg_pick)");
-    wgf_prelude_u32(p, "GPW", cfg.gpw, "row groups per workgroup = WG / TPR");
+    wgf_prelude_u32(p, "GPW", cfg.gpw, "row groups per workgroup (256 / TPR unless the caller set more)");
     wgf_prelude_u32(p, "RPG", cfg.rpg, "rows per row group (each x chunk serves them all)");
     wgf_prelude_u32(p, "NIT", cfg.nit, "16-byte chunks each invocation loads per row = ceil(KC / TPR)");
     wgf_prelude_u32(p, "SGS", sgs ? sgs : 1, sgs ? "subgroup size (probe)" : "no subgroups: lib_reduce_wg");

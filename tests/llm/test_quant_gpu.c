@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "harness.h"
 #include "test_quant_blocks.h"
@@ -248,22 +249,29 @@ static void check_files(struct wgf_t *t, wgf_ctx *ctx, const char *tag, const ch
                                              &wgf_llm_backend_gpu_ops};
     /* 64 KiB bindings: the larger matrices of the test model in several row parts (each part
      * is its own pipeline, which lavapipe compiles at its first dispatch: a few, not dozens) */
-    const uint64_t binds[] = {0, 65536, 0, 0, 0};
+    const uint64_t binds[] = {0, 65536, 0, 0, 0, 0, 0};
     static const char *const layout[] = {"", " (row parts)", " (gemv rows per group)", " --activations i8x3",
-                                         " --activations i8x3 (gemv rows per group)"};
+                                         " --activations i8x3 (gemv rows per group)",
+                                         " (grids spread over 5 units)", " (grids spread over 5 units, no subgroups)"};
     for (size_t p = 0; p < (every_plan ? sizeof plans / sizeof plans[0] : 1); p++)
-        for (size_t bi = 0; bi < 5; bi++) {
+        for (size_t bi = 0; bi < 7; bi++) {
             /* the part split and the layout are the same code in every plan; i8x3 is each plan's
              * prelude (the fused and ops plans build their gemv parts apart) */
             if (bi > 0 && bi != 3 && p > 0) continue;
             if (bi == 1 && !parts) continue;
+            /* 5 units: the K-quant norm-prologue layouts (taken with q_min_workgroups 1) grow their
+             * workgroups to 320..416 invocations (cfg_spread), which are no power of two: the
+             * reductions, subgroups or workgroup memory, must still sum every invocation */
+            if (bi >= 5 && !every_plan && strcasecmp(tag, "Q5_K") && strcasecmp(tag, "Q6_K")) continue;
             struct wgf_llm_backend_options go = {.n_ctx             = 32,
                                                  .gpu               = ctx,
                                                  .weights_f32       = true,
                                                  .max_binding_bytes = binds[bi],
-                                                 .act_i8x3          = bi >= 3,
-                                                 .q_min_workgroups  = bi == 2 ? 1 : 0,
-                                                 .q8_min_workgroups = bi == 4 ? 1 : 0};
+                                                 .act_i8x3          = bi == 3 || bi == 4,
+                                                 .q_min_workgroups  = bi == 2 || bi >= 5 ? 1 : 0,
+                                                 .q8_min_workgroups = bi == 4 ? 1 : 0,
+                                                 .compute_units     = bi >= 5 ? 5 : 0,
+                                                 .no_subgroups      = bi == 6};
             struct ids ids = {0};
             snprintf(nm, sizeof nm, "%s: %s%s quantized == cpu-ref f32 twin", tag, plans[p]->plan, layout[bi]);
             if (run(plans[p], mq, &go, tok, got, &ids, &err) != WGF_OK) {

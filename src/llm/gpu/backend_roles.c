@@ -123,6 +123,8 @@ static enum wgf_status gr_init(struct wgf_llm_backend *b, const struct wgf_llm_m
     g->qx3       = !opt->act_q8 && opt->act_i8x3;
     g->q8_min_wg = opt->q8_min_workgroups ? opt->q8_min_workgroups : GR_Q8_MIN_WG;
     g->q_min_wg  = opt->q_min_workgroups ? opt->q_min_workgroups : GR_Q_MIN_WG;
+    g->cu        = opt->compute_units; /* else measured when a layout needs it (q_cfg) */
+    g->cu_known  = opt->compute_units != 0;
     if (opt->max_binding_bytes && opt->max_binding_bytes < g->max_bind) g->max_bind = opt->max_binding_bytes;
     g->align     = lim->min_storage_buffer_offset_alignment > 16 ? lim->min_storage_buffer_offset_alignment : 16;
     g->arena_cap = (g->max_bind < lim->max_buffer_size ? g->max_bind : lim->max_buffer_size) / g->align * g->align;

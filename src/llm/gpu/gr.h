@@ -62,6 +62,7 @@ enum { GR_ST_LIST(GR_ENUM) GR_SP_LIST(GR_ENUM) };
 #define GR_Q8_MIN_WG 256u /* --activations q8: workgroups a quantized matvec keeps (q_cfg)  */
 #define GR_Q_MIN_WG  200u /* f32 activations: workgroups a gemv part keeps with more rows per group (q_cfg) */
 #define GR_QK_ITEMS  3u   /* f32 activations: Q4_K / Q6_K items per invocation of the norm-prologue roles (q_cfg) */
+#define GR_WG_MAX    512u /* invocations of a matvec workgroup that q_cfg grows to spread a grid over the units */
 #define GR_SUBMIT_S 0.05   /* the GPU time a decode submit aims at (steps adapt to the rate)  */
 #define GR_RING 3          /* submits in flight while decoding                              */
 #define GR_MAX_SPLIT 64    /* attention slices at most (the slice length grows with n_ctx)  */
@@ -186,6 +187,8 @@ struct gr {
     bool     qx3; /* quantized decode rows may take three int8 digits (opt->act_i8x3)     */
     uint32_t q8_min_wg; /* qx8: workgroups q_cfg leaves a quantized matvec (GR_Q8_MIN_WG)    */
     uint32_t q_min_wg;  /* f32 activations: workgroups q_cfg leaves a gemv part (GR_Q_MIN_WG) */
+    uint32_t cu;        /* compute units one-wave grids are spread over (q_cfg); 0: unknown */
+    bool     cu_known;  /* cu measured (wgf_ctx_compute_units) or set by the options      */
     uint64_t widen_left; /* bytes widened matrices may still add (gr_weights.c: ~1/32 of the model) */
     uint32_t qkv_s, gu_s;   /* prefill row strides of the QKV and gate/up outputs          */
     uint32_t split, n_split; /* attention slice length and count                           */

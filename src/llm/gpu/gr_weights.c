@@ -165,8 +165,47 @@ static uint32_t q_rpg_cap(uint32_t qt)
 
 static uint32_t cfg_groups(struct wgf_matvec_cfg c, uint32_t rows) { return (rows + c.gpw * c.rpg - 1) / (c.gpw * c.rpg); }
 
-static struct wgf_matvec_cfg q_cfg(uint32_t qt, uint32_t ni, uint32_t rows, bool paired, bool q8, uint32_t min_wg,
-                                   uint32_t min_wg_rows)
+/* rows the busiest of cu compute units gets when c's workgroups spread over them evenly */
+static uint64_t cfg_unit_rows(struct wgf_matvec_cfg c, uint32_t rows, uint32_t cu)
+{
+    return (uint64_t)((cfg_groups(c, rows) + cu - 1) / cu) * c.gpw * c.rpg;
+}
+
+/* The workgroup size of a one-wave grid, spread over the compute units. The norm-prologue
+ * roles' K-quant layouts (below) give every workgroup 2-4 rows per group and run in one wave,
+ * so a role takes as long as its busiest unit: Phi-3-mini's W_qkv (9,216 rows, 32 a
+ * workgroup) is 288 workgroups on the H200's 132 units, three on 24 of them and two on the
+ * rest. Keeping each invocation's work, this grows the workgroup by whole subgroups (up to
+ * GR_WG_MAX invocations) while that lowers the busiest unit's rows: 36 rows, 256 workgroups, at
+ * most two a unit (72 rows where there were 96). On an H100 that took Phi-3-mini Q4_K_M from
+ * 404.69 / 402.0 to 415.84 / 410.91 tok/s (bench/RESULTS.md, "Twentieth cut"); attn_qkv's
+ * dispatches took 1.4 (Q6_K) and 0.8 (Q4_K) us less. Which rows a workgroup takes does not
+ * change any sum, so results are the same for every cu. */
+static struct wgf_matvec_cfg cfg_spread(const struct gr *g, struct wgf_matvec_cfg c, uint32_t rows)
+{
+    uint32_t cu = g->cu, sgs = g->sgs, wg_max = GR_WG_MAX;
+    if (!cu) return c;
+    /* without subgroups the reductions hold 20 bytes an invocation beside the x * g copy */
+    uint64_t room = wgf_ctx_limits(g->ctx)->max_compute_workgroup_storage_size;
+    uint64_t used = (g->xw ? (uint64_t)g->dimp * 5 : 0) + 1024; /* the copy, padded (XWN) */
+    if (!sgs) wg_max = room > used + 20u * 256 ? (uint32_t)((room - used) / 20 < GR_WG_MAX ? (room - used) / 20 : GR_WG_MAX) : 256;
+    uint32_t unit = 32;
+    if (sgs > unit) unit = sgs;
+    if (c.tpr > unit) unit = c.tpr;
+    uint32_t              step = unit / c.tpr; /* groups a whole number of subgroups holds */
+    struct wgf_matvec_cfg best = c;
+    uint64_t              load = cfg_unit_rows(c, rows, cu);
+    for (uint32_t gpw = c.gpw + step; gpw * c.tpr <= wg_max; gpw += step) {
+        struct wgf_matvec_cfg t = c;
+        t.gpw                   = gpw;
+        uint64_t l              = cfg_unit_rows(t, rows, cu);
+        if (l < load) best = t, load = l;
+    }
+    return best;
+}
+
+static struct wgf_matvec_cfg q_cfg(struct gr *g, uint32_t qt, uint32_t ni, uint32_t rows, bool paired, bool q8,
+                                   uint32_t min_wg, uint32_t min_wg_rows)
 {
     uint32_t rpg = paired ? 2 : 1, loads = 2;
     if (rows >= 16384) rpg = 4, loads = 4;
@@ -176,7 +215,10 @@ static struct wgf_matvec_cfg q_cfg(uint32_t qt, uint32_t ni, uint32_t rows, bool
     if (!q8 && kq && (paired || rows >= 16384)) {
         uint32_t              r = paired ? rpg : 2;
         struct wgf_matvec_cfg t = wgf_matvec_cfg_pick(ni, r, r * GR_QK_ITEMS, 0);
-        if (cfg_groups(t, rows) >= min_wg_rows) return t;
+        if (cfg_groups(t, rows) >= min_wg_rows) {
+            if (!g->cu_known) g->cu = wgf_ctx_compute_units(g->ctx), g->cu_known = true;
+            return cfg_spread(g, t, rows);
+        }
     }
     if (!q8 && !paired && rows < 16384) {
         for (uint32_t r = q_rpg_cap(qt); r > 1; r /= 2) {
@@ -283,7 +325,7 @@ static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, u
              * three digits: three words) beside the reductions' arrays (< 4 KiB) */
             uint64_t need = GR_X8_BYTES(L.nu) + 4096, have = wgf_ctx_limits(g->ctx)->max_compute_workgroup_storage_size;
             tmpl.x3  = g->qx3 && tmpl.qt != WGF_DT_Q2_K && tmpl.qt != WGF_DT_Q3_K && GR_X3_BYTES(L.nu) + 4096 <= have;
-            tmpl.cfg = q_cfg(tmpl.qt, L.ni, rows, paired, g->qx8 || tmpl.x3, g->q8_min_wg, g->q_min_wg);
+            tmpl.cfg = q_cfg(g, tmpl.qt, L.ni, rows, paired, g->qx8 || tmpl.x3, g->q8_min_wg, g->q_min_wg);
             m->quant = true;
             if (g->qx8 && need > have)
                 return wgf_fail(err, WGF_ERR_UNSUPPORTED,
@@ -321,6 +363,11 @@ static enum wgf_status plan_mat(struct gr *g, struct gr_mat *m, uint32_t rows, u
             p->arena = arena; /* p->buf is set once the arena buffer exists */
         }
     }
+    /* one dispatch may run several parts (W_qkv's types: gr_kernels.c's emit_qkv_parts) as
+     * instances of one module, which share its workgroup size: a matrix of several parts keeps
+     * the default workgroups (cfg_spread counts one part's grid) */
+    if (m->n_parts > 1)
+        for (uint32_t i = 0; i < m->n_parts; i++) m->part[i].cfg.gpw = 256 / m->part[i].cfg.tpr;
     return WGF_OK;
 }
 

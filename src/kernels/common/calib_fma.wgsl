@@ -1,5 +1,8 @@
-// calib_fma — the f32 arithmetic rate the advisor's cost model divides FLOPs by: eight
-// independent FMA chains per invocation (enough to hide FMA latency), ITER steps each.
+// calib_fma — arithmetic that keeps a compute unit busy: eight independent FMA chains per
+// invocation (enough to hide FMA latency), ITER steps each. Two measurements use it: the f32
+// rate the advisor's cost model divides FLOPs by (src/bench/calibrate.c), and the runtime's
+// count of compute units (src/gpu/compute_units.c: a grid of n workgroups takes one
+// workgroup's time while n is at most the units, about twice that past them).
 // math:       a_k <- fma(a_k, m, c) ITER times for k < 8 (m, c from the invocation index, so
 //             nothing folds); y[i] = sum_k a_k keeps every chain alive.
 //             FLOPs per invocation: ITER * 8 * 2.
