@@ -259,9 +259,10 @@ static void check_files(struct wgf_t *t, wgf_ctx *ctx, const char *tag, const ch
              * prelude (the fused and ops plans build their gemv parts apart) */
             if (bi > 0 && bi != 3 && p > 0) continue;
             if (bi == 1 && !parts) continue;
-            /* 5 units: the K-quant norm-prologue layouts (taken with q_min_workgroups 1) grow their
-             * workgroups to 320..416 invocations (cfg_spread), which are no power of two: the
-             * reductions, subgroups or workgroup memory, must still sum every invocation */
+            /* 5 units: the K-quant norm-prologue layouts (taken with q_min_workgroups 1) of grids
+             * of at most 20 workgroups grow them (cfg_spread: W_qkv's 8 of 256 invocations become
+             * 5 of 416), no power of two: the reductions, subgroups or workgroup memory, must still
+             * sum every invocation (a tree starting at WG / 2 fails the decode check) */
             if (bi >= 5 && !every_plan && strcasecmp(tag, "Q5_K") && strcasecmp(tag, "Q6_K")) continue;
             struct wgf_llm_backend_options go = {.n_ctx             = 32,
                                                  .gpu               = ctx,

@@ -63,6 +63,7 @@ enum { GR_ST_LIST(GR_ENUM) GR_SP_LIST(GR_ENUM) };
 #define GR_Q_MIN_WG  200u /* f32 activations: workgroups a gemv part keeps with more rows per group (q_cfg) */
 #define GR_QK_ITEMS  3u   /* f32 activations: Q4_K / Q6_K items per invocation of the norm-prologue roles (q_cfg) */
 #define GR_WG_MAX    512u /* invocations of a matvec workgroup that q_cfg grows to spread a grid over the units */
+#define GR_SPREAD_WAVES 4u /* ... for grids of at most this many workgroups a unit (cfg_spread) */
 #define GR_SUBMIT_S 0.05   /* the GPU time a decode submit aims at (steps adapt to the rate)  */
 #define GR_RING 3          /* submits in flight while decoding                              */
 #define GR_MAX_SPLIT 64    /* attention slices at most (the slice length grows with n_ctx)  */

@@ -172,19 +172,20 @@ static uint64_t cfg_unit_rows(struct wgf_matvec_cfg c, uint32_t rows, uint32_t c
 }
 
 /* The workgroup size of a one-wave grid, spread over the compute units. The norm-prologue
- * roles' K-quant layouts (below) give every workgroup 2-4 rows per group and run in one wave,
- * so a role takes as long as its busiest unit: Phi-3-mini's W_qkv (9,216 rows, 32 a
+ * roles' K-quant layouts (below) give every workgroup 2-4 rows per group and mostly run in one
+ * wave, so a role takes as long as its busiest unit: Phi-3-mini's W_qkv (9,216 rows, 32 a
  * workgroup) is 288 workgroups on the H200's 132 units, three on 24 of them and two on the
  * rest. Keeping each invocation's work, this grows the workgroup by whole subgroups (up to
  * GR_WG_MAX invocations) while that lowers the busiest unit's rows: 36 rows, 256 workgroups, at
- * most two a unit (72 rows where there were 96). On an H100 that took Phi-3-mini Q4_K_M from
- * 404.69 / 402.0 to 415.84 / 410.91 tok/s (bench/RESULTS.md, "Twentieth cut"); attn_qkv's
- * dispatches took 1.4 (Q6_K) and 0.8 (Q4_K) us less. Which rows a workgroup takes does not
- * change any sum, so results are the same for every cu. */
+ * most two a unit (72 rows where there were 96). On an H100 (132 units, measured) that took
+ * Phi-3-mini Q4_K_M from 405.2-405.4 to 414.3-415.1 tok/s (bench/RESULTS.md, "Twentieth cut").
+ * A grid of more than GR_SPREAD_WAVES workgroups a unit is left alone: lm_head's 1,002 (7.6 a
+ * unit) spread to 891 ran 0.2% slower. Which rows a workgroup takes does not change any sum,
+ * so results are the same for every cu. */
 static struct wgf_matvec_cfg cfg_spread(const struct gr *g, struct wgf_matvec_cfg c, uint32_t rows)
 {
     uint32_t cu = g->cu, sgs = g->sgs, wg_max = GR_WG_MAX;
-    if (!cu) return c;
+    if (!cu || cfg_groups(c, rows) > GR_SPREAD_WAVES * cu) return c; /* several waves even out */
     /* without subgroups the reductions hold 20 bytes an invocation beside the x * g copy */
     uint64_t room = wgf_ctx_limits(g->ctx)->max_compute_workgroup_storage_size;
     uint64_t used = (g->xw ? (uint64_t)g->dimp * 5 : 0) + 1024; /* the copy, padded (XWN) */
