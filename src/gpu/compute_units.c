@@ -13,7 +13,8 @@
  * largest n whose time stays under CU_STEP * t1 is found by doubling n, then halving the gap.
  * Each time is the least of CU_REPS timed passes (what disturbs a timing only adds to it).
  * Without timestamp queries, or when a step fails or the times make no sense, the answer is
- * 0: unknown (callers keep their default layouts). */
+ * 0: unknown (callers keep their default layouts). Its pipelines (calib_fma at up to a few
+ * ITER values) stay in the context's cache; its buffer and timer are freed. */
 #include <stdio.h>
 
 #include "gpu/gpu_internal.h"
@@ -129,6 +130,9 @@ static enum wgf_status cu_measure(struct cu_probe *c, uint32_t *units)
 uint32_t wgf_ctx_compute_units(wgf_ctx *ctx)
 {
     if (ctx->cu_probed) return ctx->cu_units;
+    /* an error from earlier work stays for its owner's next check (the probe's own checks would
+     * take it): no probe then, and none latched */
+    if (atomic_load(&ctx->lost) || atomic_load(&ctx->pending_error)) return 0;
     ctx->cu_probed      = true;
     ctx->cu_units       = 0;
     struct cu_probe c   = {.ctx = ctx};

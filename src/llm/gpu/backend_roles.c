@@ -135,8 +135,12 @@ static enum wgf_status gr_init(struct wgf_llm_backend *b, const struct wgf_llm_m
     }
     if (!s && !(s = gr_weights_create(g, err))) {
         const struct gr_mat *h = &g->lm_head;
-        for (uint32_t i = 0; i < h->n_parts; i++)
-            g->nbest += (h->part[i].rows + h->cfg.gpw * h->cfg.rpg - 1) / (h->cfg.gpw * h->cfg.rpg);
+        /* one argmax partial per lm_head workgroup: each part's own layout (a quantized part's
+         * is not the matrix's float one; gr_emit_lm_head's grid) */
+        for (uint32_t i = 0; i < h->n_parts; i++) {
+            const struct gr_part *pt = &h->part[i];
+            g->nbest += (pt->rows + pt->cfg.gpw * pt->cfg.rpg - 1) / (pt->cfg.gpw * pt->cfg.rpg);
+        }
         if (!(s = gr_state_create(g, err)) && !(s = gr_plan_build(g, err)) && (s = wgf_ctx_wait(ctx)))
             s = gr_fail(g, err, s, "weight upload");
     }

@@ -180,16 +180,22 @@ static uint64_t cfg_unit_rows(struct wgf_matvec_cfg c, uint32_t rows, uint32_t c
  * most two a unit (72 rows where there were 96). On an H100 (132 units, measured) that took
  * Phi-3-mini Q4_K_M from 405.2-405.4 to 414.3-415.1 tok/s (bench/RESULTS.md, "Twentieth cut").
  * A grid of more than GR_SPREAD_WAVES workgroups a unit is left alone: lm_head's 1,002 (7.6 a
- * unit) spread to 891 ran 0.2% slower. Which rows a workgroup takes does not change any sum,
- * so results are the same for every cu. */
+ * unit) spread to 891 ran 0.2% slower. Which rows a workgroup takes does not change any sum
+ * (the norm's statistic is summed by the first 256 invocations whatever the size:
+ * lib_rows_rms), so results are the same for every cu. */
 static struct wgf_matvec_cfg cfg_spread(const struct gr *g, struct wgf_matvec_cfg c, uint32_t rows)
 {
     uint32_t cu = g->cu, sgs = g->sgs, wg_max = GR_WG_MAX;
     if (!cu || cfg_groups(c, rows) > GR_SPREAD_WAVES * cu) return c; /* several waves even out */
     /* without subgroups the reductions hold 20 bytes an invocation beside the x * g copy */
-    uint64_t room = wgf_ctx_limits(g->ctx)->max_compute_workgroup_storage_size;
-    uint64_t used = (g->xw ? (uint64_t)g->dimp * 5 : 0) + 1024; /* the copy, padded (XWN) */
+    const struct wgf_limits *lim  = wgf_ctx_limits(g->ctx);
+    uint64_t                 room = lim->max_compute_workgroup_storage_size;
+    uint64_t                 used = (g->xw ? (uint64_t)g->dimp * 5 : 0) + 1024; /* the copy, padded (XWN) */
     if (!sgs) wg_max = room > used + 20u * 256 ? (uint32_t)((room - used) / 20 < GR_WG_MAX ? (room - used) / 20 : GR_WG_MAX) : 256;
+    /* lib_reduce_sg keeps one slot per subgroup (64); the device's own workgroup limits */
+    if (sgs && 64u * sgs < wg_max) wg_max = 64u * sgs;
+    if (lim->max_compute_invocations_per_workgroup < wg_max) wg_max = lim->max_compute_invocations_per_workgroup;
+    if (lim->max_compute_workgroup_size_x < wg_max) wg_max = lim->max_compute_workgroup_size_x;
     uint32_t unit = 32;
     if (sgs > unit) unit = sgs;
     if (c.tpr > unit) unit = c.tpr;
