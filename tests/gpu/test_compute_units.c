@@ -2,10 +2,12 @@
  * finds the step of devices with 1 to 4,095 units under +-10% noise; under +-20% it refuses
  * rather than misreads; a slow spell that lasts the search is refused by the last look; a
  * failed timing or a device past 4,095 units answers 0. On the test device (lavapipe: its
- * threads) the probe answers a count of at least 1, and the same count when asked again
- * (measured once per context). */
+ * threads) the probe answers at most 4x the CPUs (or 0 when a loaded machine's times disagree,
+ * a skip), and the same answer when asked again (measured once per context). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "wgfuse/gpu.h"
@@ -53,10 +55,17 @@ int main(void)
     uint32_t     got  = wgf_compute_units_search(synth_time, &slow);
     wgf_t_check(&t, got == 0, "search: a slow spell", "answers %u (0 wanted)", got);
 
+    /* On the device: a timing-based answer. Where other tests share the CPU that runs lavapipe
+     * (CI runs them in parallel), the times may disagree and the probe then says 0 (unknown),
+     * as it should; a count it gives is at most the CPU threads the adapter could use. */
     wgf_ctx *ctx = wgf_t_gpu(&t);
     if (ctx) {
-        uint32_t n = wgf_ctx_compute_units(ctx);
-        wgf_t_check(&t, n >= 1 && n <= 4096, "probe: the test device's compute units", "%u", n);
+        uint32_t n   = wgf_ctx_compute_units(ctx);
+        bool     cpu = !strcmp(wgf_ctx_adapter(ctx)->type, "cpu");
+        long     nc  = sysconf(_SC_NPROCESSORS_ONLN);
+        wgf_t_check(&t, n <= 4095 && (!cpu || n <= 4 * (nc > 0 ? nc : 1)), "probe: the test device's compute units",
+                    "%u (%s; %ld CPUs here)", n, n ? "measured" : "unknown: the times disagreed", nc);
+        if (!n) wgf_t_skip(&t, "probe: a count on this device", "the times disagreed (a loaded machine)");
         wgf_t_check(&t, wgf_ctx_compute_units(ctx) == n, "probe: measured once per context", "%u again",
                     wgf_ctx_compute_units(ctx));
         wgf_ctx_free(ctx);
