@@ -222,8 +222,27 @@ static const struct qtype *qtype_of(enum wgf_dtype dt)
 #define M_VOCAB  48
 #define M_NTOK   10
 
-/* A matrix of random blocks of type dt (rows x cols): bytes in *blk, expected floats in *val. */
-static void random_matrix(struct wgf_rng *r, enum wgf_dtype dt, int64_t rows, int64_t cols, uint8_t **blk, float **val, uint64_t *nb)
+/* Every weight of b made the sign `sign` (Q8_0 and Q6_K: signed codes, no minimum; d > 0, the
+ * codes' magnitudes kept nonzero), or 0 (sign 2: an all-zero block, zero in every type). */
+static void force_sign(enum wgf_dtype dt, int sign, struct qblock *b)
+{
+    if (sign == 2) {
+        memset(b, 0, sizeof *b);
+        return;
+    }
+    WGF_ASSERT(dt == WGF_DT_Q8_0 || dt == WGF_DT_Q6_K);
+    b->d = wgf_f32_to_f16(fabsf(wgf_f16_to_f32((uint16_t)b->d)));
+    for (int s = 0; s < 16; s++) b->sc[s] = 1 + abs(b->sc[s]) % 127;
+    for (int e = 0; e < 256; e++) {
+        int a = abs(b->q[e]);
+        b->q[e] = dt == WGF_DT_Q8_0 ? sign * (1 + a % 127) : sign > 0 ? 1 + a % 31 : -(1 + a % 32);
+    }
+}
+
+/* A matrix of random blocks of type dt (rows x cols): bytes in *blk, expected floats in *val;
+ * sign 0: random signs, else every block through force_sign. */
+static void random_matrix_signed(struct wgf_rng *r, enum wgf_dtype dt, int sign, int64_t rows, int64_t cols, uint8_t **blk,
+                                 float **val, uint64_t *nb)
 {
     const struct qtype *qt = qtype_of(dt);
     int64_t             n  = rows * cols, nblk = n / qt->elems;
@@ -240,15 +259,24 @@ static void random_matrix(struct wgf_rng *r, enum wgf_dtype dt, int64_t rows, in
          * term is what the logits are made of: with a fixed m = -0.025 every weight had the
          * same sign, m sum x swamped d sum q x and a kernel that halved the codes' term passed */
         if (dt == WGF_DT_Q4_1 || dt == WGF_DT_Q5_1) b.m = wgf_f32_to_f16(-0.5f * big * wgf_f16_to_f32((uint16_t)b.d));
+        if (sign) force_sign(dt, sign, &b);
         pack(dt, &b, *blk + i * qt->bytes);
         for (int e = 0; e < qt->elems; e++) (*val)[i * qt->elems + e] = expect_elem(dt, &b, e);
     }
 }
 
+static inline void random_matrix(struct wgf_rng *r, enum wgf_dtype dt, int64_t rows, int64_t cols, uint8_t **blk, float **val, uint64_t *nb)
+{
+    random_matrix_signed(r, dt, 0, rows, cols, blk, val, nb);
+}
+
 /* Write the test Llama twice: matrices as blocks of the types in `types` (cycled), and
- * as F32 holding the expected floats. Norms are f32 ones-ish in both. */
-static enum wgf_status write_pair(const char *qpath, const char *fpath, const enum wgf_dtype *types, int ntypes, bool tied,
-                                  struct wgf_err *err)
+ * as F32 holding the expected floats. Norms are f32 ones-ish in both.
+ * neg: every logit below zero, whatever the tokens: attn_output and ffn_down all zero (the
+ * final hidden state is the token's embedding), token_embd Q8_0 with every weight > 0 and
+ * output (untied) Q6_K with every weight < 0 (the norms' weights are > 0). */
+static enum wgf_status write_pair_signed(const char *qpath, const char *fpath, const enum wgf_dtype *types, int ntypes,
+                                         bool tied, bool neg, struct wgf_err *err)
 {
     struct wgf_gguf_writer *w[2] = {wgf_gguf_writer_new(), wgf_gguf_writer_new()};
     struct wgf_rng          r;
@@ -267,19 +295,20 @@ static enum wgf_status write_pair(const char *qpath, const char *fpath, const en
     int  ti = 0;
     char nm[64];
     /* one matrix into both files */
-#define MAT(name, rows, cols)                                                                                  \
+#define MATS(name, rows, cols, type, sign)                                                                     \
     do {                                                                                                       \
-        enum wgf_dtype dt = types[ti++ % ntypes];                                                              \
+        enum wgf_dtype dt = (type);                                                                            \
         uint8_t       *blk;                                                                                    \
         float         *val;                                                                                    \
         uint64_t       nb;                                                                                     \
         int64_t        shp[2] = {rows, cols};                                                                  \
-        random_matrix(&r, dt, rows, cols, &blk, &val, &nb);                                                    \
+        random_matrix_signed(&r, dt, (sign), rows, cols, &blk, &val, &nb);                                     \
         wgf_gguf_writer_add_tensor(w[0], name, dt, 2, shp, blk, nb);                                           \
         wgf_gguf_writer_add_tensor(w[1], name, WGF_DT_F32, 2, shp, val, (uint64_t)(rows) * (uint64_t)(cols)*4); \
         free(blk);                                                                                             \
         free(val);                                                                                             \
     } while (0)
+#define MAT(name, rows, cols) MATS(name, rows, cols, types[ti++ % ntypes], 0)
 #define VEC(name, n)                                                                                           \
     do {                                                                                                       \
         float   v[M_HID];                                                                                      \
@@ -287,9 +316,12 @@ static enum wgf_status write_pair(const char *qpath, const char *fpath, const en
         for (int i = 0; i < (n); i++) v[i] = 0.8f + (float)wgf_rng_below(&r, 400) / 1000.0f;                   \
         for (int k = 0; k < 2; k++) wgf_gguf_writer_add_tensor(w[k], name, WGF_DT_F32, 1, shp, v, (uint64_t)(n)*4); \
     } while (0)
-    MAT("token_embd.weight", M_VOCAB, M_DIM);
+    WGF_ASSERT(!(neg && tied));
+    if (neg) MATS("token_embd.weight", M_VOCAB, M_DIM, WGF_DT_Q8_0, 1);
+    else MAT("token_embd.weight", M_VOCAB, M_DIM);
     VEC("output_norm.weight", M_DIM);
-    if (!tied) MAT("output.weight", M_VOCAB, M_DIM);
+    if (neg) MATS("output.weight", M_VOCAB, M_DIM, WGF_DT_Q6_K, -1);
+    else if (!tied) MAT("output.weight", M_VOCAB, M_DIM);
     const int hd = M_DIM / M_HEADS;
     for (int l = 0; l < M_LAYERS; l++) {
 #define NM(s) (snprintf(nm, sizeof nm, "blk.%d." s, l), nm)
@@ -298,19 +330,26 @@ static enum wgf_status write_pair(const char *qpath, const char *fpath, const en
         MAT(NM("attn_q.weight"), M_DIM, M_DIM);
         MAT(NM("attn_k.weight"), M_KV * hd, M_DIM);
         MAT(NM("attn_v.weight"), M_KV * hd, M_DIM);
-        MAT(NM("attn_output.weight"), M_DIM, M_DIM);
+        MATS(NM("attn_output.weight"), M_DIM, M_DIM, types[ti++ % ntypes], neg ? 2 : 0);
         MAT(NM("ffn_gate.weight"), M_HID, M_DIM);
         MAT(NM("ffn_up.weight"), M_HID, M_DIM);
-        MAT(NM("ffn_down.weight"), M_DIM, M_HID);
+        MATS(NM("ffn_down.weight"), M_DIM, M_HID, types[ti++ % ntypes], neg ? 2 : 0);
 #undef NM
     }
 #undef MAT
+#undef MATS
 #undef VEC
     enum wgf_status st = wgf_gguf_writer_write(w[0], qpath, err);
     if (st == WGF_OK) st = wgf_gguf_writer_write(w[1], fpath, err);
     wgf_gguf_writer_free(w[0]);
     wgf_gguf_writer_free(w[1]);
     return st;
+}
+
+static enum wgf_status write_pair(const char *qpath, const char *fpath, const enum wgf_dtype *types, int ntypes, bool tied,
+                                  struct wgf_err *err)
+{
+    return write_pair_signed(qpath, fpath, types, ntypes, tied, false, err);
 }
 
 #endif

@@ -25,7 +25,9 @@
  * gr_qwiden_row taking 15 off Q5_0's high half; Q4_1 / Q5_1's codes' term scaled by 0.999 in
  * lib_rows_q's decode dot (only decode_err sees it: prefill runs the matmul kernels, and the
  * ids did not flip; a 0.99 scale passed every check before the Q4_1 / Q5_1 test blocks were
- * centred, test_quant_blocks.h). */
+ * centred, test_quant_blocks.h); the greedy argmax's partials counted from lm_head's float
+ * layout instead of its quantized parts' (check_negative: ids all 0 when every logit is below
+ * zero). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,6 +352,35 @@ static void check_type(struct wgf_t *t, wgf_ctx *ctx, const char *dir, const cha
     if (!strncmp(tag, "widen", 5) || !strcmp(tag, "split_qkv") || !strcmp(tag, "mixed")) check_widened(t, ctx, tag, qp, fp);
 }
 
+/* Every logit below zero (write_pair_signed's neg model) with a quantized lm_head (Q6_K, as a
+ * Q4_K_M file's): the device's greedy argmax must still pick cpu-ref's ids. Its partials are
+ * one per lm_head workgroup; counted from the matrix's float layout instead of its quantized
+ * parts' (the bug 804d671 fixed), unwritten partials (0.0, id 0) beat every real logit and the
+ * ids come out all 0. */
+static void check_negative(struct wgf_t *t, wgf_ctx *ctx, const char *dir)
+{
+    char qp[600], fp[600], nm[200];
+    snprintf(qp, sizeof qp, "%s/neg_q.gguf", dir);
+    snprintf(fp, sizeof fp, "%s/neg_f32.gguf", dir);
+    const enum wgf_dtype  ty[] = {WGF_DT_Q8_0, WGF_DT_Q4_K, WGF_DT_Q6_K};
+    struct wgf_err        err  = {0};
+    struct wgf_llm_model *mf   = NULL;
+    float                *lg   = malloc((size_t)M_NTOK * M_VOCAB * sizeof *lg);
+    int32_t               tok[M_NTOK];
+    for (int i = 0; i < M_NTOK; i++) tok[i] = (int32_t)((7 * i + 3) % M_VOCAB);
+    struct ids                     rids = {0};
+    struct wgf_llm_backend_options co   = {.n_ctx = 32, .n_threads = 2};
+    bool ok = lg && write_pair_signed(qp, fp, ty, 3, false, true, &err) == WGF_OK && wgf_llm_model_load(fp, &mf, &err) == WGF_OK &&
+              run(&wgf_llm_backend_ref, mf, &co, tok, lg, &rids, &err) == WGF_OK;
+    float top = -INFINITY;
+    for (size_t i = 0; ok && i < (size_t)M_NTOK * M_VOCAB; i++) top = fmaxf(top, lg[i]);
+    wgf_llm_model_free(mf);
+    free(lg);
+    snprintf(nm, sizeof nm, "neg_logits: the test model's logits are all below zero (cpu-ref)");
+    if (wgf_t_check(t, ok && top < 0, nm, "%s: largest logit %g", ok ? "ok" : err.msg, (double)top))
+        check_files(t, ctx, "neg_logits", qp, fp, false, false);
+}
+
 /* A file `wgfuse llm quantize` writes with `recipe` from an f32 test Llama of the same
  * shape (n_gqa 4: Q2_K's attn_v is Q4_K), and its dequantized F32 twin. */
 static void check_recipe(struct wgf_t *t, wgf_ctx *ctx, const char *dir, const char *recipe, bool every_plan)
@@ -399,6 +430,7 @@ int main(void)
     /* what the quantizers write, in a recipe's mixture: Q2_K at n_gqa 4 holds Q2_K (q, k,
      * gate, up, token_embd), Q3_K (attn_output, ffn_down), Q4_K (attn_v) and Q6_K (output) */
     if (!only || !strcmp(only, "Q2_K")) check_recipe(&t, ctx, dir, "Q2_K", true);
+    if (!only || !strcmp(only, "neg_logits")) check_negative(&t, ctx, dir);
     wgf_ctx_free(ctx);
     return wgf_t_finish(&t);
 }
