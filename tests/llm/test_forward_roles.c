@@ -8,7 +8,8 @@
  *     residual add in matmul_reduce, the tied head's all-logits matmul; down's 2064 columns
  *     in four unequal parts; gate/up and down in the large tiles); with attention slices of 16
  *     positions (split attention + combine) and with 40 KiB bindings (every matrix in row
- *     parts);
+ *     parts); decode attention in workgroups of the device's rule (gr_att_wg: up to 1024), of
+ *     256 and of 32 (positions in several blocks);
  *   - greedy generation on the device (sampling on the GPU, tokens fed back) gives cpu-ref's
  *     ids (f32 weights);
  *   - seeded sampling on the device (temperature, top-k, top-p, repetition penalty) gives
@@ -41,6 +42,7 @@ struct variant {
     bool        f32, no_sg;
     uint32_t    split;
     uint64_t    max_bind;
+    uint32_t    attn_wg; /* decode attention's workgroup size (0: the device's rule, gr_att_wg) */
 };
 
 static enum wgf_status generate(struct wgf_llm_backend *b, const struct wgf_sampler_params *sp, const int32_t *prompt,
@@ -78,7 +80,8 @@ static void check_model(struct wgf_t *t, wgf_ctx *ctx, const char *mname, const 
 
     struct wgf_llm_backend_options co = {.n_ctx = n_ctx, .n_threads = 1};
     struct wgf_llm_backend_options go = {.n_ctx = n_ctx, .gpu = ctx, .weights_f32 = v->f32, .no_subgroups = v->no_sg,
-                                         .attn_split = v->split, .max_binding_bytes = v->max_bind};
+                                         .attn_split = v->split, .max_binding_bytes = v->max_bind,
+                                         .attn_wg = v->attn_wg};
     if (!wgf_t_check(t, wgf_llm_backend_open(&cpu, &wgf_llm_backend_ref, &tm->m, &co, &err) == WGF_OK, nm, "cpu-ref: %s",
                      err.msg) ||
         !wgf_t_check(t, wgf_llm_backend_open(&gpu, &wgf_llm_backend_gpu_roles, &tm->m, &go, &err) == WGF_OK, nm,
@@ -145,11 +148,13 @@ int main(void)
     wgf_ctx_subgroup_size(ctx, &sgs);
     printf("subgroup reductions: %s (size %u)\n", sgs ? "available" : "not available", sgs);
     const struct variant vs[] = {
-        {"f32", true, false, 0, 0},
-        {"f16 packed", false, false, 0, 0},
-        {"f32 no-subgroups", true, true, 0, 0},
-        {"f16 packed no-subgroups slices of 16", false, true, 16, 0},
-        {"f32 slices of 16, 40 KiB bindings", true, false, 16, 40 << 10},
+        {"f32", true, false, 0, 0, 0},
+        {"f16 packed", false, false, 0, 0, 0},
+        {"f32 no-subgroups", true, true, 0, 0, 256},
+        /* 32 invocations: decode attention over 2-3 blocks of positions (online max and sum) */
+        {"f32 attention workgroups of 32", true, false, 0, 0, 32},
+        {"f16 packed no-subgroups slices of 16", false, true, 16, 0, 0},
+        {"f32 slices of 16, 40 KiB bindings", true, false, 16, 40 << 10, 0},
     };
     const char *only = getenv("WGF_TEST_ONLY"); /* a variant index, for iterating */
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {

@@ -12,12 +12,12 @@
 // workgroups: grid (N_HEADS, n_slices, n_rows); WG invocations. Positions go in blocks of WG,
 //             one per invocation for the scores (a HD-long dot of vec4 loads), with an online
 //             max/sum across blocks; for the values, invocation i takes dims 4 (i % D4)..+4 of
-//             every PG-th position (PG = WG / D4), summed across groups at the end.
+//             every PGW-th position (PGW = WG / D4), summed across groups at the end.
 // bindings:   0 out (n_rows, Q_DIM) f32 read_write (DIRECT) | 1 part (n_rows, N_HEADS,
 //             N_SPLIT, 1 + D4) vec4 read_write: (m, l, 0, 0) then acc | 2 q (n_rows, Q_DIM)
 //             f32 read | 3 kc (N_CTX, KV_DIM) f32 read | 4 vc (N_CTX, KV_DIM) f32 read
 //             | 5 st (ST_LEN) u32 read: ST_POS = pos0
-// injected:   WG, SGS, TPR (= WG), N_HEADS, N_KV_HEADS, HD, D4 (= HD / 4), PG, Q_DIM, KV_DIM,
+// injected:   WG, SGS, TPR (= WG), N_HEADS, N_KV_HEADS, HD, D4 (= HD / 4), Q_DIM, KV_DIM,
 //             N_CTX, SPLIT, N_SPLIT, SCALE (1/sqrt(HD) rounded to f32 as cpu-ref), DIRECT, ST_*
 @group(0) @binding(0) var<storage, read_write> out:  array<vec4<f32>>; // (rows, Q_DIM) f32
 @group(0) @binding(1) var<storage, read_write> part: array<vec4<f32>>; // partials
@@ -27,7 +27,8 @@
 @group(0) @binding(5) var<storage, read>       st:   array<u32>;       // (ST_LEN) u32
 
 const NEG: f32 = -3.0e38; // "minus infinity": WGSL does not promise infinities
-const NVB: u32 = (WG + PG - 1u) / PG; // positions of a block one invocation sums (rounded to 4 below)
+const PGW: u32 = WG / D4; // position groups of the values (WG may differ from the model's PG)
+const NVB: u32 = (WG + PGW - 1u) / PGW; // positions of a block one invocation sums (rounded to 4 below)
 
 var<workgroup> qs:  array<vec4<f32>, D4>;
 var<workgroup> ex:  array<f32, WG>;
@@ -69,7 +70,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
         let corr  = exp(m - m_new);
         l         = l * corr + wgsum(e, li); // wgsum's barrier also publishes ex
         a        *= corr;
-        if (pg < PG) {
+        if (pg < PGW) {
             // a fixed trip count with a guard, four independent sums: the value loads of a
             // block are all issued before the first is used (a data-dependent loop bound made
             // this a chain of dependent cache round trips)
@@ -79,10 +80,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
             var s2 = vec4<f32>(0.0);
             var s3 = vec4<f32>(0.0);
             for (var k = 0u; k < NVB; k += 4u) {
-                let j0 = pg + k * PG;
-                let j1 = j0 + PG;
-                let j2 = j1 + PG;
-                let j3 = j2 + PG;
+                let j0 = pg + k * PGW;
+                let j1 = j0 + PGW;
+                let j2 = j1 + PGW;
+                let j3 = j2 + PGW;
                 let base = blk * (KV_DIM / 4u) + kvo + d4;
                 if (j0 < nb) { s0 += ex[j0] * vc[base + j0 * (KV_DIM / 4u)]; }
                 if (j1 < nb) { s1 += ex[j1] * vc[base + j1 * (KV_DIM / 4u)]; }
@@ -94,12 +95,12 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
         m = m_new;
         workgroupBarrier(); // ex is rewritten by the next block
     }
-    // sum the PG groups' value partials
+    // sum the PGW groups' value partials
     acc4[li] = a;
     workgroupBarrier();
     if (li < D4) {
         var r = vec4<f32>(0.0);
-        for (var j = 0u; j < PG; j++) {
+        for (var j = 0u; j < PGW; j++) {
             r += acc4[j * D4 + li];
         }
         if (DIRECT) {

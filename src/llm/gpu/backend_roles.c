@@ -44,6 +44,31 @@ static enum wgf_status lost(struct gr *g, struct wgf_err *err, const char *what)
 static uint32_t pad16(uint32_t n) { return (n + 15) / 16 * 16; }
 
 /* Shapes the kernels need; a model outside them is refused at init, naming what. */
+/* Decode attention's workgroup size. attn_split runs one workgroup per head (and slice), so a
+ * model's heads are its grid (Phi-3-mini's 32 leave 100 of the H200's 132 units idle) and the
+ * role takes as long as one workgroup's chain: per block of WG positions the scores, the
+ * block's max and sum, then the values, where invocation i sums dims 4 (i % D4) .. + 4 of
+ * every (WG / D4)-th position. With 256 invocations Phi-3-mini's head_dim 96 leaves 10 such
+ * position groups, each summing ~29 of 289 positions in two blocks; 1,024 take them in one
+ * block, ~7 each. On an H100 (bench/RESULTS.md, "Twenty-first cut") 512 or 1,024 took
+ * Phi-3-mini from 278.5-279.0 to 286.2-286.9 tok/s (f16) and 402.6-402.9 to 418.0-419.8
+ * (Q4_K_M), while 1,024 cost Qwen2.5-0.5B (head_dim 64: 16 groups at 256) 0.5-0.6%. So: the
+ * smallest power of two from GR_WG that gives GR_ATT_MIN_PG position groups, within the
+ * device's invocation limits, lib_reduce_sg's 64 subgroup slots and its workgroup memory
+ * (attn_split holds 20 bytes an invocation, the reductions up to 20 more). */
+static uint32_t gr_att_wg(const struct gr *g, const struct wgf_limits *lim)
+{
+    uint32_t d4 = g->hd / 4, best = GR_WG;
+    for (uint32_t w = GR_WG * 2; w <= GR_ATT_WG_MAX && best / d4 < GR_ATT_MIN_PG; w *= 2) {
+        uint64_t mem = (uint64_t)w * 20 + (uint64_t)g->hd * 4 + (g->sgs ? 64u * 20 : (uint64_t)w * 20);
+        if (w > lim->max_compute_invocations_per_workgroup || w > lim->max_compute_workgroup_size_x ||
+            (g->sgs && w / g->sgs > 64) || mem > lim->max_compute_workgroup_storage_size)
+            break;
+        best = w;
+    }
+    return best;
+}
+
 static enum wgf_status check_shapes(const struct gr *g, struct wgf_err *err)
 {
     const struct wgf_llm_config *c = &g->c;
@@ -133,6 +158,10 @@ static enum wgf_status gr_init(struct wgf_llm_backend *b, const struct wgf_llm_m
         if (opt->no_subgroups) g->sgs = 0;
         else if ((s = wgf_ctx_subgroup_size(ctx, &g->sgs))) s = gr_fail(g, err, s, "subgroup probe");
     }
+    g->att_wg = opt->attn_wg ? opt->attn_wg : gr_att_wg(g, lim);
+    if (!s && (g->att_wg & (g->att_wg - 1) || g->att_wg < g->hd / 4 || g->att_wg > GR_ATT_WG_MAX))
+        s = wgf_fail(err, WGF_ERR_ARG, "gpu-%s: attn_wg %u is not a power of two from head_dim / 4 (%u) to %u",
+                     b->plan, g->att_wg, g->hd / 4, GR_ATT_WG_MAX);
     if (!s && !(s = gr_weights_create(g, err))) {
         const struct gr_mat *h = &g->lm_head;
         /* one argmax partial per lm_head workgroup: each part's own layout (a quantized part's

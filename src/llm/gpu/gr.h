@@ -66,6 +66,8 @@ enum { GR_ST_LIST(GR_ENUM) GR_SP_LIST(GR_ENUM) };
 #define GR_SPREAD_WAVES 4u /* ... for grids of at most this many workgroups a unit (cfg_spread) */
 #define GR_SUBMIT_S 0.05   /* the GPU time a decode submit aims at (steps adapt to the rate)  */
 #define GR_RING 3          /* submits in flight while decoding                              */
+#define GR_ATT_WG_MAX 1024u /* decode attention's invocations per workgroup at most (gr_att_wg)   */
+#define GR_ATT_MIN_PG 16u    /* decode attention's value position groups gr_att_wg aims for       */
 #define GR_MAX_SPLIT 64    /* attention slices at most (the slice length grows with n_ctx)  */
 
 /* The GPU row formats: GR_QT_F (the plan's float format: f16 or f32 chunks, lib_wchunk) or
@@ -193,6 +195,7 @@ struct gr {
     uint64_t widen_left; /* bytes widened matrices may still add (gr_weights.c: ~1/32 of the model) */
     uint32_t qkv_s, gu_s;   /* prefill row strides of the QKV and gate/up outputs          */
     uint32_t split, n_split; /* attention slice length and count                           */
+    uint32_t att_wg;         /* decode attention's invocations per workgroup (attn_split)     */
     uint32_t rope_tables, rope_orig;
     float    scale;         /* 1/sqrt(head_dim), rounded to f32 as cpu-ref                 */
     uint64_t max_bind;  /* weights: largest binding (options may lower it: tests)     */

@@ -359,7 +359,9 @@ enum wgf_status gr_emit_attn_split(struct gr *g, wgf_schedule *s, int l, bool pr
     struct gr_step         st = {0};
     struct wgf_prelude     p  = {0};
     label(g, &st, "attn_split", prefill ? "rows" : direct ? "one" : NULL);
-    pre_model(g, &p, plain_cfg());
+    struct wgf_matvec_cfg cfg = plain_cfg();
+    if (!prefill) cfg.tpr = g->att_wg; /* one workgroup of att_wg invocations per (head, slice) */
+    pre_model(g, &p, cfg);
     wgf_prelude_bool(&p, "DIRECT", direct, direct ? "one slice: write the normalised output" : "write partials");
     st.b[st.nb++] = direct ? B(prefill ? g->ATT : g->att, 0, 0) : B(g->zero, 0, 0);
     st.b[st.nb++] = B(g->part, 0, 0);
