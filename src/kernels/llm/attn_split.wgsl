@@ -9,7 +9,8 @@
 //             DIRECT: out[t, h] = acc / l
 // fuses:      scores, max, exp, sum, weighted sum of values (5 elementwise/reduction
 //             dispatches of an eager graph, plus the scale and the mask)
-// workgroups: grid (N_HEADS, n_slices, n_rows); WG invocations. Positions go in blocks of WG,
+// workgroups: grid (N_HEADS, n_slices, n_rows); WG invocations (prefill 256; decode gr_att_wg:
+//             256, or up to 1024 where HD / 4 leaves few position groups). Positions go in blocks of WG,
 //             one per invocation for the scores (a HD-long dot of vec4 loads), with an online
 //             max/sum across blocks; for the values, invocation i takes dims 4 (i % D4)..+4 of
 //             every PGW-th position (PGW = WG / D4), summed across groups at the end.

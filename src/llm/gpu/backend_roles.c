@@ -52,7 +52,9 @@ static uint32_t pad16(uint32_t n) { return (n + 15) / 16 * 16; }
  * position groups, each summing ~29 of 289 positions in two blocks; 1,024 take them in one
  * block, ~7 each. On an H100 (bench/RESULTS.md, "Twenty-first cut") 512 or 1,024 took
  * Phi-3-mini from 278.5-279.0 to 286.2-286.9 tok/s (f16) and 402.6-402.9 to 418.0-419.8
- * (Q4_K_M), while 1,024 cost Qwen2.5-0.5B (head_dim 64: 16 groups at 256) 0.5-0.6%. So: the
+ * (Q4_K_M); this rule (512) took Qwen2.5-1.5B f16 (head_dim 128) from 487.9 to 544.9. 1,024
+ * gave Qwen2.5-0.5B (head_dim 64: 16 groups at 256) nothing (-0.5%, inside the 0.8% two runs
+ * of the same kernels differed by), so it keeps 256. So: the
  * smallest power of two from GR_WG that gives GR_ATT_MIN_PG position groups, within the
  * device's invocation limits, lib_reduce_sg's 64 subgroup slots and its workgroup memory
  * (attn_split holds 20 bytes an invocation, the reductions up to 20 more). */
