@@ -137,6 +137,23 @@ out:
     tm_free(tm);
 }
 
+/* attn_wg outside powers of two from head_dim / 4 to the device's limit: refused at init, named */
+static void check_bad_attn_wg(struct wgf_t *t, wgf_ctx *ctx)
+{
+    struct tm             *tm  = tm_build(&LLAMA3, 4321);
+    const uint32_t         bad[] = {48, 2048};
+    for (int i = 0; i < 2; i++) {
+        struct wgf_err                 err = {0};
+        struct wgf_llm_backend         b   = {0};
+        struct wgf_llm_backend_options go  = {.n_ctx = 64, .gpu = ctx, .weights_f32 = true, .attn_wg = bad[i]};
+        enum wgf_status                s   = wgf_llm_backend_open(&b, &wgf_llm_backend_gpu_roles, &tm->m, &go, &err);
+        if (s == WGF_OK) wgf_llm_backend_close(&b);
+        wgf_t_check(t, s == WGF_ERR_ARG && strstr(err.msg, "attn_wg"), "attn_wg outside its range: refused, named",
+                    "attn_wg %u: status %d: %s", bad[i], (int)s, err.msg);
+    }
+    tm_free(tm);
+}
+
 int main(void)
 {
     struct wgf_t t = {0};
@@ -168,6 +185,7 @@ int main(void)
         printf("variant '%s': %.1f s, %.1f s, %.1f s\n", vs[i].name, t1 - t0, t2 - t1, wgf_llm_now() - t2);
         if (i < 2) check_model(&t, ctx, "qwen2 dim 1024 split-K prefill bf16 tied", &QWEN2_WIDE, &vs[i]);
     }
+    if (!only || strchr(only, 'a')) check_bad_attn_wg(&t, ctx); /* "a": this check alone */
     wgf_ctx_free(ctx);
     return wgf_t_finish(&t);
 }

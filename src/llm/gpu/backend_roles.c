@@ -43,7 +43,6 @@ static enum wgf_status lost(struct gr *g, struct wgf_err *err, const char *what)
 
 static uint32_t pad16(uint32_t n) { return (n + 15) / 16 * 16; }
 
-/* Shapes the kernels need; a model outside them is refused at init, naming what. */
 /* Decode attention's workgroup size. attn_split runs one workgroup per head (and slice), so a
  * model's heads are its grid (Phi-3-mini's 32 leave 100 of the H200's 132 units idle) and the
  * role takes as long as one workgroup's chain: per block of WG positions the scores, the
@@ -60,7 +59,7 @@ static uint32_t pad16(uint32_t n) { return (n + 15) / 16 * 16; }
  * (attn_split holds 20 bytes an invocation, the reductions up to 20 more). */
 static uint32_t gr_att_wg(const struct gr *g, const struct wgf_limits *lim)
 {
-    uint32_t d4 = g->hd / 4, best = GR_WG;
+    uint32_t d4 = g->hd / 4 ? g->hd / 4 : 1, best = GR_WG;
     for (uint32_t w = GR_WG * 2; w <= GR_ATT_WG_MAX && best / d4 < GR_ATT_MIN_PG; w *= 2) {
         uint64_t mem = (uint64_t)w * 20 + (uint64_t)g->hd * 4 + (g->sgs ? 64u * 20 : (uint64_t)w * 20);
         if (w > lim->max_compute_invocations_per_workgroup || w > lim->max_compute_workgroup_size_x ||
@@ -71,6 +70,7 @@ static uint32_t gr_att_wg(const struct gr *g, const struct wgf_limits *lim)
     return best;
 }
 
+/* Shapes the kernels need; a model outside them is refused at init, naming what. */
 static enum wgf_status check_shapes(const struct gr *g, struct wgf_err *err)
 {
     const struct wgf_llm_config *c = &g->c;
@@ -160,10 +160,14 @@ static enum wgf_status gr_init(struct wgf_llm_backend *b, const struct wgf_llm_m
         if (opt->no_subgroups) g->sgs = 0;
         else if ((s = wgf_ctx_subgroup_size(ctx, &g->sgs))) s = gr_fail(g, err, s, "subgroup probe");
     }
-    g->att_wg = opt->attn_wg ? opt->attn_wg : gr_att_wg(g, lim);
-    if (!s && (g->att_wg & (g->att_wg - 1) || g->att_wg < g->hd / 4 || g->att_wg > GR_ATT_WG_MAX))
-        s = wgf_fail(err, WGF_ERR_ARG, "gpu-%s: attn_wg %u is not a power of two from head_dim / 4 (%u) to %u",
-                     b->plan, g->att_wg, g->hd / 4, GR_ATT_WG_MAX);
+    if (!s) {
+        uint32_t top = lim->max_compute_invocations_per_workgroup < GR_ATT_WG_MAX ? lim->max_compute_invocations_per_workgroup
+                                                                                   : GR_ATT_WG_MAX;
+        g->att_wg    = opt->attn_wg ? opt->attn_wg : gr_att_wg(g, lim);
+        if (g->att_wg & (g->att_wg - 1) || g->att_wg < g->hd / 4 || g->att_wg > top)
+            s = wgf_fail(err, WGF_ERR_ARG, "gpu-%s: attn_wg %u is not a power of two from head_dim / 4 (%u) to %u",
+                         b->plan, g->att_wg, g->hd / 4, top);
+    }
     if (!s && !(s = gr_weights_create(g, err))) {
         const struct gr_mat *h = &g->lm_head;
         /* one argmax partial per lm_head workgroup: each part's own layout (a quantized part's
