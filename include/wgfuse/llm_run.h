@@ -58,7 +58,8 @@ struct wgf_llm_backend_options {
     uint32_t        attn_wg; /* gpu roles: invocations of a decode attention workgroup (one per
                                   head and slice); 0 = the device's rule (gr_att_wg: 256, or
                                   up to 1024 for a large head_dim), else that power of two
-                                  from head_dim / 4 to 1024 (tests)                        */
+                                  from head_dim / 4 to 1024 and the device's invocation
+                                  limit; others are refused at open (tests)                */
     bool            act_q8; /* quantized weight rows multiply activations rounded to int8 per
                                   32-element block (x^ = d q, d = max|x| / 127: llama.cpp's
                                   q8 activations; integer dot products on the GPU). Off: the

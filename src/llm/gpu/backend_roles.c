@@ -53,8 +53,8 @@ static uint32_t pad16(uint32_t n) { return (n + 15) / 16 * 16; }
  * Phi-3-mini from 278.5-279.0 to 286.2-286.9 tok/s (f16) and 402.6-402.9 to 418.0-419.8
  * (Q4_K_M); this rule (512) took Qwen2.5-1.5B f16 (head_dim 128) from 487.9 to 544.9. 1,024
  * gave Qwen2.5-0.5B (head_dim 64: 16 groups at 256) nothing (-0.5%, inside the 0.8% two runs
- * of the same kernels differed by), so it keeps 256. So: the
- * smallest power of two from GR_WG that gives GR_ATT_MIN_PG position groups, within the
+ * of the same kernels differed by), so it keeps 256. The rule: the smallest power of two
+ * from GR_WG that gives GR_ATT_MIN_PG position groups, within the
  * device's invocation limits, lib_reduce_sg's 64 subgroup slots and its workgroup memory
  * (attn_split holds 20 bytes an invocation, the reductions up to 20 more). */
 static uint32_t gr_att_wg(const struct gr *g, const struct wgf_limits *lim)
