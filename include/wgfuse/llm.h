@@ -107,7 +107,7 @@ enum wgf_rope_scaling_type {
 };
 
 #define WGF_ROPE_MAX_HALF 256 /* head_dim / 2 up to 256 (head_dim 512)               */
-#define WGF_MAX_EOS 8
+#define WGF_MAX_EOS 16 /* distinct end-of-sequence ids a config may list (more: refused) */
 
 struct wgf_rope_scaling {
     enum wgf_rope_scaling_type type;

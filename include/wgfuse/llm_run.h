@@ -309,7 +309,7 @@ enum wgf_status wgf_npy_write_f32(const char *path, const float *data, uint64_t 
  * ====================================================================================== */
 
 #define WGF_GEN_MAX_STOP 8
-#define WGF_GEN_MAX_EOS 8
+#define WGF_GEN_MAX_EOS WGF_MAX_EOS /* every id a model config may list */
 
 struct wgf_gen_params {
     uint32_t    max_tokens;    /* tokens to generate at most (0: prefill only)               */

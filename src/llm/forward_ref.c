@@ -674,7 +674,8 @@ static enum wgf_status ref_init(struct wgf_llm_backend *b, const struct wgf_llm_
     r->inv_freq    = alloc_f32((size_t)c->rope_dim / 2, 1, 1, &ok);
     if (!ok) {
         ref_free(b);
-        return wgf_fail(err, WGF_ERR_NOMEM, "cpu-ref: KV cache / activations for ctx %u (%zu layers x %u floats per position)",
+        return wgf_fail(err, WGF_ERR_NOMEM, "cpu-ref: out of memory for the KV cache / activations of a context of %u positions "
+                        "(%zu layers x %u floats a position; a smaller --ctx needs less)",
                         n_ctx, L, 2 * r->kv_dim);
     }
     if ((s = pool_init(&r->pool, n_th, err))) {

@@ -589,8 +589,11 @@ static enum wgf_status get_i64(const struct wgf_gguf *g, const char *key, int64_
     if (!is_int_type(kv->type)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' has type %u, expected an integer", g->path, key, kv->type);
     bool    big;
     int64_t v = read_int(g->map.data + kv->val_off, kv->type, &big);
-    if (big || v < lo || v > hi)
-        return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' = %s%lld out of range [%lld, %lld]", g->path, key, big ? ">" : "", (long long)v, (long long)lo, (long long)hi);
+    if (big) /* a UINT64 past INT64_MAX: its own value, not the low 63 bits */
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' = %llu out of range [%lld, %lld]", g->path, key,
+                        (unsigned long long)le(g->map.data + kv->val_off, 8), (long long)lo, (long long)hi);
+    if (v < lo || v > hi)
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' = %lld out of range [%lld, %lld]", g->path, key, (long long)v, (long long)lo, (long long)hi);
     *out = v;
     return WGF_OK;
 }
@@ -676,7 +679,8 @@ int64_t wgf_gguf_arr_int(const struct wgf_gguf *g, int64_t kv, uint64_t i)
     WGF_ASSERT(kv >= 0 && kv < g->n_kv && g->kv[kv].type == WGF_GGUF_ARRAY && is_int_type(g->kv[kv].arr_type) && i < kv_arr_n(g, kv));
     bool big;
     uint32_t t = g->kv[kv].arr_type;
-    return read_int(g->map.data + g->kv[kv].val_off + i * (uint64_t)scalar_size(t), t, &big);
+    int64_t v = read_int(g->map.data + g->kv[kv].val_off + i * (uint64_t)scalar_size(t), t, &big);
+    return big ? INT64_MAX : v; /* a UINT64 past INT64_MAX saturates: it fails any range check */
 }
 
 double wgf_gguf_arr_float(const struct wgf_gguf *g, int64_t kv, uint64_t i)

@@ -115,7 +115,7 @@ enum wgf_status wgf_gguf_get_arr(const struct wgf_gguf *g, const char *key, enum
 
 /* Array elements (kv from wgf_gguf_get_arr, i < n; checked with WGF_ASSERT). */
 void    wgf_gguf_arr_str(const struct wgf_gguf *g, int64_t kv, uint64_t i, const char **s, size_t *len);
-int64_t wgf_gguf_arr_int(const struct wgf_gguf *g, int64_t kv, uint64_t i); /* any int type */
+int64_t wgf_gguf_arr_int(const struct wgf_gguf *g, int64_t kv, uint64_t i); /* any int type; a UINT64 past INT64_MAX reads as INT64_MAX */
 double  wgf_gguf_arr_float(const struct wgf_gguf *g, int64_t kv, uint64_t i); /* f32/f64 */
 
 /* ---- tensors --------------------------------------------------------------------------- */

@@ -30,9 +30,11 @@ static enum wgf_status add_stacked(struct wgf_gguf_writer *w, const char *name, 
     wgf__dtype_nbytes(dtype, ne, (uint64_t)cols, &nb);
     const uint64_t rb  = (uint64_t)cols / (uint64_t)wgf_dtype_block_elems(dtype) * (uint64_t)wgf_dtype_block_bytes(dtype);
     float         *v   = malloc((size_t)cols * sizeof *v);
+    float         *back = malloc((size_t)cols * sizeof *back); /* the encoded row, decoded */
     uint8_t       *enc = malloc((size_t)(nb ? nb : 1));
-    if (!v || !enc) {
+    if (!v || !back || !enc) {
         free(v);
+        free(back);
         free(enc);
         return wgf_fail(err, WGF_ERR_NOMEM, "%s: tensor '%s': out of memory", path, name);
     }
@@ -40,7 +42,9 @@ static enum wgf_status add_stacked(struct wgf_gguf_writer *w, const char *name, 
      * llama-quantize does for a tensor whose type does not change: re-encoding a decoded block
      * need not give the same block back (the scale searches are not idempotent). Only the
      * rows re-encoded to a block type must be finite (the block searches assume it, ggml's
-     * too: a NaN makes its integer conversions undefined); f16/f32 carry NaN/Inf through. */
+     * too: a NaN makes its integer conversions undefined); f16/f32 carry NaN/Inf through.
+     * A finite row the type cannot hold (past f16's 65504, or a block whose f16 scale would
+     * overflow) is refused too: its encoding would decode to Inf or NaN. */
     enum wgf_status st = WGF_OK;
     int64_t         r  = 0;
     for (int i = 0; i < n_parts && st == WGF_OK; i++)
@@ -59,8 +63,23 @@ static enum wgf_status add_stacked(struct wgf_gguf_writer *w, const char *name, 
                                   name, (unsigned long long)e, (unsigned long long)dst, isnan(v[j]) ? "NaN" : "Inf", wgf_dtype_str(dtype));
                     break;
                 }
-            if (st == WGF_OK) wgf__dtype_encode(dtype, v, (uint64_t)cols, out);
+            if (st) break;
+            wgf__dtype_encode(dtype, v, (uint64_t)cols, out);
+            if (dtype == WGF_DT_F32) continue;
+            wgf__dtype_decode(dtype, out, (uint64_t)cols, back);
+            for (int64_t j = 0; j < cols; j++)
+                if (isfinite(v[j]) && !isfinite(back[j])) {
+                    /* a block type: the block's largest value overflowed its f16 scale */
+                    int64_t  be = wgf_dtype_block_elems(dtype), b = j / be * be, m = b;
+                    for (int64_t q = b; q < b + be; q++)
+                        if (fabsf(v[q]) > fabsf(v[m])) m = q;
+                    uint64_t e = (uint64_t)dst * (uint64_t)cols + (uint64_t)m;
+                    st = wgf_fail(err, WGF_ERR_FORMAT, "%s: tensor '%s': element %llu (row %llu) = %g is out of %s's range", path,
+                                  name, (unsigned long long)e, (unsigned long long)dst, (double)v[m], wgf_dtype_str(dtype));
+                    break;
+                }
         }
+    free(back);
     if (st) {
         free(v);
         free(enc);

@@ -200,7 +200,12 @@ static enum wgf_status parse_root(struct jctx *c, const json_t *root, struct wgf
             const json_t *e = json_array_get(eos, i);
             json_int_t    x = json_is_integer(e) ? json_integer_value(e) : -1;
             if (x < 0 || x >= cfg->vocab_size) return wgf_fail(c->err, WGF_ERR_FORMAT, "%s: eos_token_id[%zu] is not a token id below %d", c->path, i, cfg->vocab_size);
-            if (cfg->n_eos < WGF_MAX_EOS) cfg->eos_ids[cfg->n_eos++] = (int)x;
+            bool seen = false;
+            for (int k = 0; k < cfg->n_eos; k++) seen = seen || cfg->eos_ids[k] == (int)x;
+            if (seen) continue;
+            if (cfg->n_eos == WGF_MAX_EOS) /* never drop a stop id silently */
+                return wgf_fail(c->err, WGF_ERR_FORMAT, "%s: eos_token_id lists more than %d distinct ids", c->path, WGF_MAX_EOS);
+            cfg->eos_ids[cfg->n_eos++] = (int)x;
         }
     } else if (eos && !json_is_null(eos)) {
         return wgf_fail(c->err, WGF_ERR_FORMAT, "%s: eos_token_id is neither an integer nor a list", c->path);
@@ -234,6 +239,9 @@ static enum wgf_status parse_root(struct jctx *c, const json_t *root, struct wgf
         if (s->n_factors * 2 != cfg->rope_dim)
             return wgf_fail(c->err, WGF_ERR_FORMAT, "%s: longrope factor lists have %d entries, expected rotary dim / 2 = %d", c->path, s->n_factors, cfg->rope_dim / 2);
         s->factor = (float)cfg->max_seq_len / (float)s->original_max_pos;
+        /* the attention factor divides by log(original): 1 would make every logit NaN */
+        if (s->factor > 1.0f && s->original_max_pos < 2)
+            return wgf_fail(c->err, WGF_ERR_FORMAT, "%s: original_max_position_embeddings = %d: longrope needs at least 2", c->path, s->original_max_pos);
         if (s->attn_factor == 0)
             s->attn_factor = s->factor <= 1.0f ? 1.0f : sqrtf(1.0f + logf(s->factor) / logf((float)s->original_max_pos));
     }

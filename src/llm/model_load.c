@@ -558,6 +558,9 @@ static enum wgf_status load_gguf(struct wgf_llm_model *m, struct wgf_err *err)
         s->type = WGF_ROPE_SCALING_LONGROPE;
         if (!s->original_max_pos) return wgf_fail(err, WGF_ERR_FORMAT, "%s: longrope factors without %s.rope.scaling.original_context_length", path, a);
         s->factor = (float)c->max_seq_len / (float)s->original_max_pos;
+        /* the attention factor divides by log(original): 1 would make every logit NaN */
+        if (s->factor > 1.0f && s->original_max_pos < 2)
+            return wgf_fail(err, WGF_ERR_FORMAT, "%s: %s.rope.scaling.original_context_length = %d: longrope needs at least 2", path, a, s->original_max_pos);
         snprintf(k, sizeof k, "%s.rope.scaling.attn_factor", a);
         s->attn_factor = 0;
         if ((st = wgf_gguf_get_f32_opt(g, k, &s->attn_factor, err))) return st;

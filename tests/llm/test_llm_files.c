@@ -255,6 +255,39 @@ static void test_config(struct wgf_t *t)
     wgf_t_check(t, ok3 && c.attn_bias && c.head_dim == 32 && c.rope_theta == 1e6f && c.tie_embeddings && c.bos_id == -1 &&
                        c.rope_scaling.type == WGF_ROPE_SCALING_NONE,
                 "qwen2 config defaults", "%s", e.msg);
+    /* end-of-sequence ids: repeats fold, WGF_MAX_EOS distinct ids are kept, one more is refused
+     * (a stop id dropped without a word would let generation run past it) */
+    for (int extra = WGF_MAX_EOS; extra >= WGF_MAX_EOS - 1; extra--) {
+        char eos[1024];
+        int  n = snprintf(eos, sizeof eos, "{\"model_type\":\"llama\",\"hidden_size\":64,\"intermediate_size\":96,"
+                                            "\"num_hidden_layers\":1,\"num_attention_heads\":4,\"vocab_size\":100,"
+                                            "\"max_position_embeddings\":128,\"eos_token_id\":[5,5,5");
+        for (int i = 0; i < extra; i++) n += snprintf(eos + n, sizeof eos - (size_t)n, ",%d,%d", 10 + i, 10 + i);
+        snprintf(eos + n, sizeof eos - (size_t)n, "]}");
+        enum wgf_status se = wgf__hf_config_parse("eos.json", eos, strlen(eos), &c, &e);
+        if (extra == WGF_MAX_EOS)
+            wgf_t_check(t, se == WGF_ERR_FORMAT && strstr(e.msg, "eos_token_id") && strstr(e.msg, "distinct"),
+                        "config: too many EOS ids refused", "status %d: %s", (int)se, e.msg);
+        else
+            wgf_t_check(t, se == WGF_OK && c.n_eos == WGF_MAX_EOS && c.eos_ids[0] == 5 && c.eos_ids[WGF_MAX_EOS - 1] == 10 + extra - 1,
+                        "config: EOS repeats fold", "status %d %s (n_eos %d)", (int)se, se ? e.msg : "", c.n_eos);
+    }
+    /* longrope with original_max_position_embeddings 1: log(1) = 0 under the attention factor */
+    for (int orig = 1; orig <= 2; orig++) {
+        char lr[1024];
+        snprintf(lr, sizeof lr, "{\"model_type\":\"phi3\",\"hidden_size\":64,\"intermediate_size\":96,\"num_hidden_layers\":1,"
+                                "\"num_attention_heads\":4,\"vocab_size\":100,\"max_position_embeddings\":128,"
+                                "\"original_max_position_embeddings\":%d,\"rope_scaling\":{\"type\":\"longrope\","
+                                "\"short_factor\":[1,1,1,1,1,1,1,1],\"long_factor\":[1,1,1,1,1,1,1,1]}}",
+                 orig);
+        enum wgf_status sl = wgf__hf_config_parse("lr.json", lr, strlen(lr), &c, &e);
+        if (orig == 1)
+            wgf_t_check(t, sl == WGF_ERR_FORMAT && strstr(e.msg, "original_max_position_embeddings"), "config: longrope original 1 refused",
+                        "status %d: %s", (int)sl, e.msg);
+        else
+            wgf_t_check(t, sl == WGF_OK && isfinite(c.rope_scaling.attn_factor) && c.rope_scaling.attn_factor > 1.0f,
+                        "config: longrope original 2", "status %d %s (attn_factor %g)", (int)sl, sl ? e.msg : "", c.rope_scaling.attn_factor);
+    }
 }
 
 /* ---- conversions ------------------------------------------------------------------------ */

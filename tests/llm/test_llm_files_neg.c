@@ -339,6 +339,22 @@ static void test_gguf_parse(struct wgf_t *t)
     gguf_build(&b, M, 3, 0, 1, &kv, NULL, 0, 32, 32);
     expect(t, "gguf: metadata-only file with trailing bytes", gguf_try(p, &b, &e), F, &e, p, "trailing");
 
+    { /* a UINT64 value past INT64_MAX: refused with its own value, not its low 63 bits */
+        struct buf k64 = {0};
+        kv_str(&k64, "general.architecture", "llama");
+        putstr(&k64, "llama.context_length");
+        put32(&k64, WGF_GGUF_UINT64);
+        put64(&k64, (1ull << 63) + 5);
+        gguf_build(&b, M, 3, 0, 2, &k64, NULL, 0, 0, 1);
+        write_buf(p, b.p, b.n);
+        struct wgf_gguf *g = NULL;
+        int64_t          v = 0;
+        enum wgf_status  o = wgf_gguf_open(p, &g, &e), got = o ? o : wgf_gguf_get_i64(g, "llama.context_length", 1, 1 << 24, &v, &e);
+        wgf_t_check(t, got == F && strstr(e.msg, "9223372036854775813") && !strstr(e.msg, "= >"), "gguf: UINT64 past INT64_MAX named exactly",
+                    "status %d: %s", (int)got, e.msg);
+        wgf_gguf_close(g);
+        free(k64.p);
+    }
     gguf_build(&b, 0x46554746u, 3, 2, 1, &kv, ts, 2, 160, 32);
     expect(t, "gguf: bad magic", gguf_try(p, &b, &e), F, &e, p, "magic");
     uint32_t bad_versions[] = {0, 1, 4, 0x03000000u};
@@ -542,6 +558,17 @@ static void test_gguf_model(struct wgf_t *t)
     make(p, WGF_ARCH_LLAMA, WGF_TEST_MODEL_GGUF, WGF_DT_F32);
     patch(p, "blk.1.ffn_gate.weight", "blk.1.ffn_gatX.weight");
     expect(t, "gguf model: missing tensor", load(p, &e), F, &e, p, "missing tensor 'blk.1.ffn_gate.weight'");
+    { /* a Phi-3 longrope file: its attention factor divides by log(original) */
+        struct wgf_test_model_spec s;
+        wgf_test_model_spec_default(&s, WGF_ARCH_PHI3);
+        s.rope_scaling.type             = WGF_ROPE_SCALING_LONGROPE;
+        s.rope_scaling.original_max_pos = 16;
+        struct wgf_test_model_opts o    = {.format = WGF_TEST_MODEL_GGUF, .dtype = WGF_DT_F32, .n_shards = 1};
+        if (wgf_test_model_write(&s, &o, p, &e) != WGF_OK) fprintf(stderr, "write %s: %s\n", p, e.msg);
+        wgf_t_check(t, load(p, &e) == WGF_OK, "gguf model: phi3 longrope loads", "%s", e.msg);
+    }
+    wgf_t_check(t, patch_gguf_u32(p, "phi3.rope.scaling.original_context_length", 1), "gguf model: phi3 has longrope", "key missing");
+    expect(t, "gguf model: longrope original 1", load(p, &e), F, &e, p, "original_context_length = 1");
     make(p, WGF_ARCH_LLAMA, WGF_TEST_MODEL_GGUF, WGF_DT_F32);
     patch(p, "llama", "gpt2x"); /* the first "llama" is general.architecture's value */
     expect(t, "gguf model: unknown architecture", load(p, &e), WGF_ERR_UNSUPPORTED, &e, p, "gpt2x");

@@ -234,8 +234,12 @@ static void one(struct wgf_t *t, const char *dir, enum wgf_arch arch, const char
     wgf_llm_model_free(d);
 }
 
-/* A NaN weight cannot be quantized: one line naming the tensor; f16 passes it through. */
-static void nan_weight(struct wgf_t *t, const char *dir, const char *src_gguf)
+/* One weight of the f32 source set to `value` (row 0 of blk.1.ffn_down), quantized to `type`:
+ * refused in one line naming the tensor and `needle`. A NaN cannot be quantized; a finite
+ * value past what the type holds (f16's 65504, a Q8_0 block whose f16 scale overflows) would
+ * be written as Inf and is refused too. */
+static void bad_weight(struct wgf_t *t, const char *dir, const char *src_gguf, float value, const char *type, const char *needle,
+                       const char *name)
 {
     struct wgf_gguf *g   = NULL;
     struct wgf_err   err = {0};
@@ -248,19 +252,22 @@ static void nan_weight(struct wgf_t *t, const char *dir, const char *src_gguf)
         struct wgf_gguf_tensor_info ti;
         if (i >= 0) {
             wgf_gguf_tensor(g, i, &ti);
-            float nan = NAN;
-            memcpy((uint8_t *)(uintptr_t)ti.data + 4 * 70, &nan, 4); /* f32 source: element 70 = row 0 */
+            memcpy((uint8_t *)(uintptr_t)ti.data + 4 * 70, &value, 4); /* f32 source: element 70 = row 0 */
         }
         wgf_gguf_close(g);
         char p[600], o[600];
-        snprintf(p, sizeof p, "%s/nan.gguf", dir);
-        snprintf(o, sizeof o, "%s/nan_q.gguf", dir);
+        snprintf(p, sizeof p, "%s/bad.gguf", dir);
+        snprintf(o, sizeof o, "%s/bad_q.gguf", dir);
         FILE *w = fopen(p, "wb");
         if (w) fwrite(img, 1, n, w), fclose(w);
-        enum wgf_status st = wgf_llm_quantize(p, o, "Q8_0", false, false, NULL, &err);
-        wgf_t_check(t, st == WGF_ERR_FORMAT && strstr(err.msg, "blk.1.ffn_down.weight") && strstr(err.msg, "NaN") && !strchr(err.msg, '\n'),
-                    "NaN weight: quantize refuses, naming the tensor", "%s", err.msg);
-    } else wgf_t_check(t, false, "NaN weight: read the source", "%s", err.msg);
+        remove(o);
+        enum wgf_status st = wgf_llm_quantize(p, o, type, true, false, NULL, &err);
+        FILE           *out = fopen(o, "rb");
+        wgf_t_check(t, st == WGF_ERR_FORMAT && strstr(err.msg, "blk.1.ffn_down.weight") && strstr(err.msg, needle) && strstr(err.msg, "element 70 ") &&
+                           !strchr(err.msg, '\n') && !out,
+                    name, "status %d, output %s: %s", (int)st, out ? "written" : "none", err.msg);
+        if (out) fclose(out);
+    } else wgf_t_check(t, false, name, "read the source: %s", err.msg);
     free(img);
     if (f) fclose(f);
 }
@@ -324,6 +331,11 @@ int main(void)
             cli(&t, dir, hf);
         }
     }
-    if (nan_src[0]) nan_weight(&t, dir, nan_src);
+    if (nan_src[0]) {
+        bad_weight(&t, dir, nan_src, NAN, "Q8_0", "NaN", "NaN weight: quantize refuses, naming the tensor");
+        bad_weight(&t, dir, nan_src, 7e4f, "F16", "out of f16's range", "7e4 to F16: refused, not written as Inf");
+        bad_weight(&t, dir, nan_src, -3e38f, "Q8_0", "out of q8_0's range", "-3e38 to Q8_0: refused, its scale would be Inf");
+        bad_weight(&t, dir, nan_src, 3e38f, "Q4_K_M", "range", "3e38 to Q4_K_M: refused");
+    }
     return wgf_t_finish(&t);
 }
