@@ -455,8 +455,14 @@ static enum wgf_status gguf_rope_factors(struct wgf_llm_model *m, const char *na
     enum wgf_status   st   = get_tensor(m, name, half, 0, CONV_F32, true, &t, err);
     if (st) return st;
     *found = t.data != NULL;
-    if (*found) memcpy(out, t.data, (size_t)half * sizeof(float));
-    if (*found) m->cfg.rope_scaling.n_factors = (int)half;
+    if (!*found) return WGF_OK;
+    memcpy(out, t.data, (size_t)half * sizeof(float));
+    /* divisors of the rotary frequencies: as config.json's longrope lists, positive and finite
+     * (a zero made every logit NaN, a negative one turned the rotation silently) */
+    for (int64_t i = 0; i < half; i++)
+        if (!(out[i] > 0 && out[i] < 1e6f))
+            return wgf_fail(err, WGF_ERR_FORMAT, "%s: tensor '%s'[%lld] = %g is not a positive factor", m->path, name, (long long)i, (double)out[i]);
+    m->cfg.rope_scaling.n_factors = (int)half;
     return WGF_OK;
 }
 

@@ -566,6 +566,30 @@ static void test_gguf_model(struct wgf_t *t)
         struct wgf_test_model_opts o    = {.format = WGF_TEST_MODEL_GGUF, .dtype = WGF_DT_F32, .n_shards = 1};
         if (wgf_test_model_write(&s, &o, p, &e) != WGF_OK) fprintf(stderr, "write %s: %s\n", p, e.msg);
         wgf_t_check(t, load(p, &e) == WGF_OK, "gguf model: phi3 longrope loads", "%s", e.msg);
+        /* a frequency divisor of 0 or below: refused, naming the tensor */
+        static const float bad[] = {0.0f, -2.0f};
+        for (int b = 0; b < 2; b++) {
+            if (wgf_test_model_write(&s, &o, p, &e) != WGF_OK) fprintf(stderr, "write %s: %s\n", p, e.msg);
+            size_t           n   = 0;
+            uint8_t         *img = read_all(p, &n);
+            struct wgf_gguf *g   = NULL;
+            bool             hit = false;
+            if (img && wgf_gguf_open_mem(img, n, p, &g, &e) == WGF_OK) {
+                int64_t                     i = wgf_gguf_find_tensor(g, "rope_factors_long.weight");
+                struct wgf_gguf_tensor_info ti;
+                if (i >= 0 && (wgf_gguf_tensor(g, i, &ti), ti.dtype == WGF_DT_F32)) {
+                    memcpy((uint8_t *)(uintptr_t)ti.data + 4 * 3, &bad[b], 4);
+                    hit = true;
+                }
+                wgf_gguf_close(g);
+                write_buf(p, img, n);
+            }
+            free(img);
+            wgf_t_check(t, hit, "gguf model: rope_factors_long.weight is f32", "not found");
+            expect(t, b ? "gguf model: negative longrope factor" : "gguf model: zero longrope factor", load(p, &e), F, &e, p,
+                   "rope_factors_long.weight'[3]");
+        }
+        if (wgf_test_model_write(&s, &o, p, &e) != WGF_OK) fprintf(stderr, "write %s: %s\n", p, e.msg);
     }
     wgf_t_check(t, patch_gguf_u32(p, "phi3.rope.scaling.original_context_length", 1), "gguf model: phi3 has longrope", "key missing");
     expect(t, "gguf model: longrope original 1", load(p, &e), F, &e, p, "original_context_length = 1");
