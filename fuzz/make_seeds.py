@@ -191,6 +191,12 @@ def config_seeds(hf_dirs):
     bad("item23_negative_ctx", max_position_embeddings=-1)
     out(t, "item23_duplicate_key", json.dumps(base)[:-1] + ', "hidden_size": 64}')
     out(t, "item23_nested_deep", "[" * 100000)
+    bad("eos_17_distinct", eos_token_id=list(range(17)))
+    bad("eos_repeats_fold", eos_token_id=[5] * 40 + list(range(10, 25)))
+    phi3 = json.load(open(os.path.join(hf_dirs["phi3"], "config.json")))
+    lr = dict(phi3, max_position_embeddings=64, original_max_position_embeddings=1,
+              rope_scaling={"type": "longrope", "short_factor": [1.0, 1.0], "long_factor": [1.0, 2.0]})
+    out(t, "longrope_original_1", json.dumps(lr))
 
 
 def tokenizer_json_seeds(hf_dirs):
