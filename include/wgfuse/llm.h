@@ -142,6 +142,9 @@ struct wgf_llm_config {
     int   n_eos;          /* entries used in eos_ids                                     */
     int   eos_ids[WGF_MAX_EOS];
     char  source_dtype[16]; /* matrices as stored: a wgf_dtype_str name, or "mixed"       */
+    int   sliding_window; /* the attention window the config asks for, when it is below
+                             max_seq_len (0: none); NOT applied: every position attends to
+                             all earlier ones (docs/llm.md, "Attention span")             */
 };
 
 /* RoPE inverse frequencies for a sequence of (up to) seq_len positions: inv_freq has

@@ -109,6 +109,9 @@ int  wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int 
 /* The context `run` builds a model for without --ctx: the model's, at most 4096 (advise too). */
 struct wgf_llm_config;
 uint32_t wgf_cli_default_ctx(const struct wgf_llm_config *c);
+/* A note on stderr when `positions` passes the config's sliding window, which no backend
+ * applies (docs/llm.md, "Attention span"). */
+void wgf_cli_note_window(const char *path, const struct wgf_llm_config *c, uint64_t positions);
 int  wgf_cli_llm_model(const char *path, const char *shape, const struct wgf_cli_backend *b,
                        struct wgf_llm_model **m);
 /* The usage lines of those flags. */

@@ -266,3 +266,12 @@ uint32_t wgf_cli_default_ctx(const struct wgf_llm_config *c)
 {
     return c->max_seq_len > 0 && c->max_seq_len < 4096 ? (uint32_t)c->max_seq_len : 4096;
 }
+
+void wgf_cli_note_window(const char *path, const struct wgf_llm_config *c, uint64_t positions)
+{
+    if (c->sliding_window > 0 && positions > (uint64_t)c->sliding_window)
+        fprintf(stderr,
+                "note: %s: the config's sliding window of %d positions is not applied: past it every position attends to all "
+                "earlier ones, unlike transformers (docs/llm.md)\n",
+                path ? path : "model", c->sliding_window);
+}

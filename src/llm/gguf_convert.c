@@ -137,6 +137,7 @@ enum wgf_status wgf__llm_save_gguf(const struct wgf_llm_model *m, const char *pa
     wgf_gguf_writer_add_u32(w, KEY("feed_forward_length"), (uint32_t)c->hidden_dim);
     wgf_gguf_writer_add_u32(w, KEY("attention.head_count"), (uint32_t)c->n_heads);
     wgf_gguf_writer_add_u32(w, KEY("attention.head_count_kv"), (uint32_t)c->n_kv_heads);
+    if (c->sliding_window) wgf_gguf_writer_add_u32(w, KEY("attention.sliding_window"), (uint32_t)c->sliding_window);
     if (c->head_dim * c->n_heads != c->dim) {
         wgf_gguf_writer_add_u32(w, KEY("attention.key_length"), (uint32_t)c->head_dim);
         wgf_gguf_writer_add_u32(w, KEY("attention.value_length"), (uint32_t)c->head_dim);

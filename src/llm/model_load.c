@@ -498,6 +498,10 @@ static enum wgf_status load_gguf(struct wgf_llm_model *m, struct wgf_err *err)
     GET_INT(hidden_dim, "feed_forward_length", 1, 1 << 20, false, 0);
     GET_INT(n_heads, "attention.head_count", 1, 4096, false, 0);
     GET_INT(n_kv_heads, "attention.head_count_kv", 1, 4096, true, c->n_heads);
+    /* recorded, not applied (wgf_llm_config): only a window below the context masks
+     * anything, and transformers' Llama has none */
+    GET_INT(sliding_window, "attention.sliding_window", 0, INT32_MAX, true, 0);
+    if (c->arch == WGF_ARCH_LLAMA || c->sliding_window >= c->max_seq_len) c->sliding_window = 0;
     GET_INT(head_dim, "attention.key_length", 1, 1 << 20, true, c->dim % c->n_heads == 0 ? c->dim / c->n_heads : 0);
     GET_INT(rope_dim, "rope.dimension_count", 1, 1 << 20, true, c->head_dim);
     GET_INT(vocab_size, "vocab_size", 1, 1 << 24, true, 0);

@@ -298,6 +298,40 @@ int main(void)
         wgf_t_check(&t, o.rc == 1 && strstr(o.se, "--tokens"), "tiny_llama with -p: no tokenizer, says use --tokens", "rc %d: %s",
                     o.rc, o.se);
     }
+    { /* a Phi-3 config's sliding window (not applied): a note once a run can pass it, none
+       * within it; llm quantize keeps it (GGUF attention.sliding_window) */
+        char ph[600], phc[700], pq[700];
+        snprintf(ph, sizeof ph, "%s/phi_sw", dir);
+        snprintf(phc, sizeof phc, "%s/config.json", ph);
+        snprintf(pq, sizeof pq, "%s/phi_sw.gguf", dir);
+        snprintf(a, sizeof a, "llm make-test-model --arch phi3 --dims dim=32,hidden=64,layers=1,heads=2,kv_heads=2,vocab=512,ctx=64 -o '%s'", ph);
+        run(&o, a);
+        size_t n   = 0;
+        char  *cfg = o.rc == 0 ? slurp(phc, &n) : NULL;
+        char  *cut = cfg ? strstr(cfg, "\"max_position_embeddings\"") : NULL;
+        FILE  *w   = cut ? fopen(phc, "wb") : NULL;
+        if (w) {
+            fwrite(cfg, 1, (size_t)(cut - cfg), w);
+            fputs("\"sliding_window\": 8, ", w);
+            fwrite(cut, 1, n - (size_t)(cut - cfg), w);
+            fclose(w);
+        }
+        free(cfg);
+        wgf_t_check(&t, w != NULL, "phi3 test model with a sliding window", "rc %d: %s", o.rc, o.se);
+        snprintf(a, sizeof a, "run -m '%s' --tokens 1,2,3 -n 8 --temp 0 --backend cpu-ref", ph);
+        run(&o, a);
+        wgf_t_check(&t, o.rc == 0 && strstr(o.se, "sliding window of 8 positions is not applied"), "run past a sliding window: a note",
+                    "rc %d: %s", o.rc, o.se);
+        snprintf(a, sizeof a, "run -m '%s' --tokens 1,2,3 -n 5 --temp 0 --backend cpu-ref", ph);
+        run(&o, a);
+        wgf_t_check(&t, o.rc == 0 && !strstr(o.se, "sliding window"), "run within a sliding window: no note", "rc %d: %s", o.rc, o.se);
+        snprintf(a, sizeof a, "llm quantize '%s' '%s' --type Q8_0", ph, pq);
+        run(&o, a);
+        snprintf(a, sizeof a, "run -m '%s' --tokens 1,2,3 -n 8 --temp 0 --backend cpu-ref", pq);
+        run(&o2, a);
+        wgf_t_check(&t, o.rc == 0 && o2.rc == 0 && strstr(o2.se, "sliding window of 8 positions"), "quantize keeps the sliding window",
+                    "rc %d/%d: %s %s", o.rc, o2.rc, o.se, o2.se);
+    }
     snprintf(st, sizeof st, "%s/../shared/models/stories260k", src ? src : ".");
     snprintf(stc, sizeof stc, "%s/config.json", st);
     if (access(stc, R_OK) != 0) {

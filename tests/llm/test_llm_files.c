@@ -273,6 +273,32 @@ static void test_config(struct wgf_t *t)
                         "config: EOS repeats fold", "status %d %s (n_eos %d)", (int)se, se ? e.msg : "", c.n_eos);
     }
     /* longrope with original_max_position_embeddings 1: log(1) = 0 under the attention factor */
+    /* sliding windows: recorded (not applied) when below the context; Qwen2 only with
+     * use_sliding_window */
+    static const struct {
+        const char *arch, *extra;
+        int         want; /* -1: refused */
+    } sw[] = {
+        {"phi3", ",\"sliding_window\":47", 47},           {"phi3", ",\"sliding_window\":128", 0},
+        {"phi3", ",\"sliding_window\":null", 0},         {"qwen2", ",\"sliding_window\":32", 0},
+        {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":true", 32},
+        {"phi3", ",\"sliding_window\":\"47\"", -1},      {"phi3", ",\"sliding_window\":0", -1},
+        {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":1", -1},
+        {"llama", ",\"sliding_window\":32,\"use_sliding_window\":true", 0},
+    };
+    for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
+        char js[1024], nm[160];
+        snprintf(js, sizeof js, "{\"model_type\":\"%s\",\"hidden_size\":64,\"intermediate_size\":96,\"num_hidden_layers\":1,"
+                                "\"num_attention_heads\":4,\"vocab_size\":100,\"max_position_embeddings\":128%s}",
+                 sw[i].arch, sw[i].extra);
+        enum wgf_status ss = wgf__hf_config_parse("sw.json", js, strlen(js), &c, &e);
+        snprintf(nm, sizeof nm, "config: %s%s", sw[i].arch, sw[i].extra);
+        if (sw[i].want < 0)
+            wgf_t_check(t, ss == WGF_ERR_FORMAT && strstr(e.msg, "_window"), nm, "status %d: %s", (int)ss, e.msg);
+        else
+            wgf_t_check(t, ss == WGF_OK && c.sliding_window == sw[i].want, nm, "status %d %s: window %d, want %d", (int)ss, ss ? e.msg : "",
+                        c.sliding_window, sw[i].want);
+    }
     for (int orig = 1; orig <= 2; orig++) {
         char lr[1024];
         snprintf(lr, sizeof lr, "{\"model_type\":\"phi3\",\"hidden_size\":64,\"intermediate_size\":96,\"num_hidden_layers\":1,"
