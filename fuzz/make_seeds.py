@@ -372,6 +372,14 @@ def main():
         out("gguf_parse", "item12_n_head_zero", patch_u32(q, "llama.attention.head_count", 0))
         out("gguf_parse", "item12_block_count_huge", patch_u32(q, "llama.block_count", 100000))
         out("gguf_parse", "item13_ffn_shape", patch_u32(q, "llama.feed_forward_length", 100))
+        # per-layer names whose layer number is not the canonical decimal (no layer reads them):
+        # the untied output.weight renamed in place, by its length-prefixed name
+        def rename_tensor(data, old, new):
+            assert len(old) == len(new)
+            i = data.index(gstr(old))
+            return data[:i] + gstr(new) + data[i + len(gstr(old)):]
+        for tag, name in (("leading_zero", "blk.00.weight"), ("negative", "blk.-1.weight"), ("8_digits", "blk.12345678.")):
+            out("gguf_parse", "layer_name_" + tag, rename_tensor(q, "output.weight", name))
         gguf_seeds()
         quant_seeds()
         vocab_seeds()

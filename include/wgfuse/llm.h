@@ -142,10 +142,21 @@ struct wgf_llm_config {
     int   n_eos;          /* entries used in eos_ids                                     */
     int   eos_ids[WGF_MAX_EOS];
     char  source_dtype[16]; /* matrices as stored: a wgf_dtype_str name, or "mixed"       */
-    int   sliding_window; /* the attention window the config asks for, when it is below
-                             max_seq_len (0: none); NOT applied: every position attends to
-                             all earlier ones (docs/llm.md, "Attention span")             */
+    int   sliding_window;  /* applied attention window, below max_seq_len (0: none): in layers
+                              >= swa_first_layer, position q attends to positions
+                              max(0, q - sliding_window + 1) .. q, as transformers masks
+                              (docs/llm.md, "Attention span")                               */
+    int   swa_first_layer; /* first layer with the window (Qwen2: max_window_layers; else 0) */
+    int   sliding_window_unapplied; /* a GGUF's attention.sliding_window that llama.cpp does not
+                                       apply (Phi-3) and so neither do we; kept for a note and
+                                       for llm quantize (0: none)                           */
 };
+
+/* The attention window of one layer: 0 when the layer attends to every earlier position. */
+static inline int wgf_llm_layer_window(const struct wgf_llm_config *c, int layer)
+{
+    return c->sliding_window > 0 && layer >= c->swa_first_layer ? c->sliding_window : 0;
+}
 
 /* RoPE inverse frequencies for a sequence of (up to) seq_len positions: inv_freq has
  * rope_dim/2 floats; angle(pos, i) = pos * inv_freq[i]; cos/sin are multiplied by

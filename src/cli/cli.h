@@ -109,6 +109,10 @@ int  wgf_cli_backend_flag(struct wgf_cli_backend *b, int argc, char **argv, int 
 /* The context `run` builds a model for without --ctx: the model's, at most 4096 (advise too). */
 struct wgf_llm_config;
 uint32_t wgf_cli_default_ctx(const struct wgf_llm_config *c);
+/* A note on stderr when a command runs m with a context of n_ctx positions past the one it
+ * was trained for (config.json max_position_embeddings / GGUF <arch>.context_length),
+ * naming `what` set it ("--ctx"). Accepted as llama.cpp accepts it; nothing when within. */
+void wgf_cli_note_ctx(const struct wgf_llm_model *m, const char *what, uint64_t n_ctx);
 /* A note on stderr when `positions` passes the config's sliding window, which no backend
  * applies (docs/llm.md, "Attention span"). */
 void wgf_cli_note_window(const char *path, const struct wgf_llm_config *c, uint64_t positions);

@@ -267,11 +267,24 @@ uint32_t wgf_cli_default_ctx(const struct wgf_llm_config *c)
     return c->max_seq_len > 0 && c->max_seq_len < 4096 ? (uint32_t)c->max_seq_len : 4096;
 }
 
+void wgf_cli_note_ctx(const struct wgf_llm_model *m, const char *what, uint64_t n_ctx)
+{
+    const struct wgf_llm_config *c = &m->cfg;
+    if (c->max_seq_len <= 0 || n_ctx <= (uint64_t)c->max_seq_len) return;
+    char where[sizeof m->path + 64];
+    if (m->format == WGF_LLM_FORMAT_GGUF) snprintf(where, sizeof where, "%s.context_length in %s", wgf_arch_str(c->arch), m->path);
+    else if (!strncmp(m->path, "synthetic:", 10)) snprintf(where, sizeof where, "max_position_embeddings of the %s shape", m->path + 10);
+    else snprintf(where, sizeof where, "max_position_embeddings in %s/config.json", m->path);
+    fprintf(stderr, "note: %s %llu is above the model's trained context %d (%s); quality past %d is not what it was trained for\n",
+            what, (unsigned long long)n_ctx, c->max_seq_len, where, c->max_seq_len);
+}
+
 void wgf_cli_note_window(const char *path, const struct wgf_llm_config *c, uint64_t positions)
 {
-    if (c->sliding_window > 0 && positions > (uint64_t)c->sliding_window)
+    int w = c->sliding_window_unapplied;
+    if (w > 0 && positions > (uint64_t)w)
         fprintf(stderr,
-                "note: %s: the config's sliding window of %d positions is not applied: past it every position attends to all "
-                "earlier ones, unlike transformers (docs/llm.md)\n",
-                path ? path : "model", c->sliding_window);
+                "note: %s: the GGUF's attention.sliding_window of %d positions is not applied, as in llama.cpp: past it every "
+                "position attends to all earlier ones (docs/llm.md)\n",
+                path ? path : "model", w);
 }

@@ -319,6 +319,7 @@ static int llm_bench(int argc, char **argv)
     const char            *name = model ? model : shape;
     if ((rc = wgf_cli_llm_model(model, shape, &bk, &m))) return rc;
     rc = 1;
+    wgf_cli_note_ctx(m, "--prompt-tokens + -n =", (uint64_t)(n_prompt + n)); /* the positions each run fills */
     if (dial) {
         struct wgf_dial_opts   o  = wgf_dial_opts_default();
         struct wgf_gpu_options go = wgf_cli_gpu_options();

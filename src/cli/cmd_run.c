@@ -307,6 +307,7 @@ int wgf_cmd_run(int argc, char **argv)
     }
     uint64_t reach = (uint64_t)n_ids + (o.n_predict > 0 ? (uint64_t)o.n_predict : 0);
     wgf_cli_note_window(o.model, c, reach < n_ctx ? reach : n_ctx);
+    if (o.ctx) wgf_cli_note_ctx(m, "--ctx", n_ctx);
     struct wgf_llm_backend_options bo = {.n_ctx = n_ctx, .n_threads = o.threads ? (uint32_t)o.threads : wgf_cli_default_threads()};
     /* --weights TYPE: the backend runs the model quantized at load; the tokenizer and the
      * config stay the file's */

@@ -209,6 +209,7 @@ int wgf_cmd_serve(int argc, char **argv)
     }
     uint32_t n_ctx = (uint32_t)(o.ctx ? o.ctx : wgf_cli_default_ctx(c));
     wgf_cli_note_window(o.model, c, n_ctx);
+    if (o.ctx) wgf_cli_note_ctx(m, "--ctx", n_ctx);
     struct wgf_llm_backend_options bo = {.n_ctx     = n_ctx,
                                          .n_threads = o.threads ? (uint32_t)o.threads : wgf_cli_default_threads()};
     if (!wgf_cli_backend_open(&o.backend, o.model, m, &bo, &gctx, &be)) goto out;

@@ -304,12 +304,14 @@ static enum wgf_status kv_store(struct gpu *g, wgf_buffer *src, wgf_buffer *cach
     return WGF_OK;
 }
 
-static enum wgf_status attention(struct gpu *g, const struct glayer *L, struct wgf_err *err)
+static enum wgf_status attention(struct gpu *g, uint32_t l, struct wgf_err *err)
 {
-    struct wgf_constant k[] = {{"N_HEADS", g->c.n_heads},  {"N_KV_HEADS", g->c.n_kv_heads}, {"HEAD_DIM", g->c.head_dim},
-                               {"N_CTX", g->n_ctx},        {"SCALE", 1.0f / sqrtf((float)g->c.head_dim)}};
+    const struct glayer *L   = &g->layers[l];
+    struct wgf_constant  k[] = {{"N_HEADS", g->c.n_heads},  {"N_KV_HEADS", g->c.n_kv_heads}, {"HEAD_DIM", g->c.head_dim},
+                                {"N_CTX", g->n_ctx},        {"SCALE", 1.0f / sqrtf((float)g->c.head_dim)},
+                                {"WINDOW", wgf_llm_layer_window(&g->c, (int)l)}};
     wgf_buffer *bufs[] = {g->att_out, g->att, g->q, L->kv_cache_k, L->kv_cache_v, g->step_buf};
-    return dispatch(g, "attention_f32", WGF_KERNEL_ATTENTION, k, 5, bufs, 6, (uint32_t)g->c.n_heads, err);
+    return dispatch(g, "attention_f32", WGF_KERNEL_ATTENTION, k, 6, bufs, 6, (uint32_t)g->c.n_heads, err);
 }
 
 /* The unfused plan, in cpu-ref's role order. The embedding row is written to x[0] by the
@@ -334,8 +336,9 @@ static enum wgf_status plan_unfused(struct gpu *g, struct wgf_err *err)
             break;
         /* kv store: cache[l][pos] = k, v */
         if ((s = kv_store(g, g->k, L->kv_cache_k, err)) || (s = kv_store(g, g->v, L->kv_cache_v, err))) break;
-        /* attention: att_out = softmax(q.K^T / sqrt(hd), positions 0..pos) . V, GQA */
-        if ((s = attention(g, L, err))) break;
+        /* attention: att_out = softmax(q.K^T / sqrt(hd), positions 0..pos in the layer's
+         * window) . V, GQA */
+        if ((s = attention(g, l, err))) break;
         /* o_proj, residual: x[1] = x[0] + att_out.Wo^T */
         if ((s = matvec(g, "matvec_attn_output", g->proj, g->att_out, &L->wo, NULL, 0, err)) ||
             (s = elementwise(g, "add_residual", WGF_EW_ADD, dim, g->x[1], g->x[0], g->proj, err)))

@@ -391,6 +391,7 @@ static void rope(const struct ref *r, float *v, uint32_t n_heads, uint32_t pos)
 struct att_job {
     struct ref *r;
     uint32_t    layer, pos0, n_heads;
+    uint32_t    window; /* the layer's sliding window; 0: every earlier position */
 };
 
 WGF_HOT_CLONES static void att_part(void *ctx, uint32_t b, uint32_t e, uint32_t t)
@@ -406,18 +407,19 @@ WGF_HOT_CLONES static void att_part(void *ctx, uint32_t b, uint32_t e, uint32_t 
     for (uint32_t item = b; item < e; item++) {
         uint32_t     tok = item / j->n_heads, h = item % j->n_heads, kvh = h / grp;
         uint32_t     n_pos = j->pos0 + tok + 1; /* causal: positions 0..pos */
+        uint32_t     p0    = j->window && n_pos > j->window ? n_pos - j->window : 0; /* sliding window */
         const float *q     = r->q + (size_t)tok * r->q_dim + (size_t)h * hd;
         float        mx    = -INFINITY;
-        for (uint32_t p = 0; p < n_pos; p++) {
+        for (uint32_t p = p0; p < n_pos; p++) {
             att[p] = dot(q, kc + (size_t)p * r->kv_dim + (size_t)kvh * hd, hd) * scale;
             if (att[p] > mx) mx = att[p];
         }
         float sum = 0;
-        for (uint32_t p = 0; p < n_pos; p++) sum += att[p] = expf(att[p] - mx);
+        for (uint32_t p = p0; p < n_pos; p++) sum += att[p] = expf(att[p] - mx);
         float  inv = 1.0f / sum;
         float *out = r->att_out + (size_t)tok * r->q_dim + (size_t)h * hd;
         memset(out, 0, hd * sizeof *out);
-        for (uint32_t p = 0; p < n_pos; p++) {
+        for (uint32_t p = p0; p < n_pos; p++) {
             const float *vv = vc + (size_t)p * r->kv_dim + (size_t)kvh * hd;
             float        a  = att[p] * inv;
             for (uint32_t i = 0; i < hd; i++) out[i] += a * vv[i];
@@ -478,8 +480,9 @@ static enum wgf_status wgf__ref_forward(struct ref *r, const int32_t *tokens, ui
         /* kv append: cache[l][pos+i] = k[i], v[i] */
         memcpy(kc, r->k, (size_t)n * r->kv_dim * sizeof *kc);
         memcpy(vc, r->v, (size_t)n * r->kv_dim * sizeof *vc);
-        /* attention: att_out = softmax(q.K^T / sqrt(hd), causal) . V, GQA head sharing */
-        struct att_job aj = {r, l, pos, (uint32_t)r->c.n_heads};
+        /* attention: att_out = softmax(q.K^T / sqrt(hd), causal, within the layer's sliding
+         * window) . V, GQA head sharing */
+        struct att_job aj = {r, l, pos, (uint32_t)r->c.n_heads, (uint32_t)wgf_llm_layer_window(&r->c, (int)l)};
         pool_run(&r->pool, att_part, &aj, n * aj.n_heads, (uint64_t)n * r->q_dim * (pos + n) * 2);
         PROBE("attention", (int)l, r->att_out, r->q_dim);
         /* o_proj: xb = att_out.Wo^T */

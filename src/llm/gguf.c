@@ -543,6 +543,19 @@ uint64_t wgf_gguf_arr_n(const struct wgf_gguf *g, int64_t kv)
     return g->kv[kv].type == WGF_GGUF_ARRAY ? kv_arr_n(g, kv) : 0;
 }
 
+/* The spec's name of a value type ("?" past FLOAT64). */
+static const char *type_name(uint32_t type)
+{
+    static const char *const names[] = {"UINT8", "INT8",  "UINT16", "INT16",  "UINT32", "INT32",  "FLOAT32",
+                                        "BOOL",  "STRING", "ARRAY", "UINT64", "INT64", "FLOAT64"};
+    return type < sizeof names / sizeof names[0] ? names[type] : "?";
+}
+
+/* A wrong-typed value in a message: "type 9 (ARRAY of STRING)" (format "type %u (%s%s%s)"). */
+#define KV_TYPE_ARGS(kv)                                                                                   \
+    (kv)->type, type_name((kv)->type), (kv)->type == WGF_GGUF_ARRAY ? " of " : "",                         \
+        (kv)->type == WGF_GGUF_ARRAY ? type_name((kv)->arr_type) : ""
+
 static bool is_int_type(uint32_t t) { return t <= WGF_GGUF_INT32 || t == WGF_GGUF_UINT64 || t == WGF_GGUF_INT64; }
 
 /* Read an integer of GGUF type `t` at `p`; *neg_big set when a UINT64 exceeds INT64_MAX. */
@@ -586,7 +599,7 @@ static enum wgf_status get_i64(const struct wgf_gguf *g, const char *key, int64_
     int64_t i = wgf_gguf_find(g, key);
     if (i < 0) return opt ? WGF_OK : wgf_fail(err, WGF_ERR_FORMAT, "%s: missing key '%s'", g->path, key);
     const struct gguf_kv *kv = &g->kv[i];
-    if (!is_int_type(kv->type)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' has type %u, expected an integer", g->path, key, kv->type);
+    if (!is_int_type(kv->type)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' has type %u (%s%s%s), expected an integer", g->path, key, KV_TYPE_ARGS(kv));
     bool    big;
     int64_t v = read_int(g->map.data + kv->val_off, kv->type, &big);
     if (big) /* a UINT64 past INT64_MAX: its own value, not the low 63 bits */
@@ -614,7 +627,7 @@ static enum wgf_status get_f32(const struct wgf_gguf *g, const char *key, float 
     if (i < 0) return opt ? WGF_OK : wgf_fail(err, WGF_ERR_FORMAT, "%s: missing key '%s'", g->path, key);
     const struct gguf_kv *kv = &g->kv[i];
     if (kv->type != WGF_GGUF_FLOAT32 && kv->type != WGF_GGUF_FLOAT64)
-        return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' has type %u, expected a float", g->path, key, kv->type);
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' has type %u (%s%s%s), expected a float", g->path, key, KV_TYPE_ARGS(kv));
     double v = read_float(g->map.data + kv->val_off, kv->type);
     if (!(v > -3.4e38 && v < 3.4e38)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' is not a finite float", g->path, key);
     *out = (float)v;
@@ -635,7 +648,7 @@ enum wgf_status wgf_gguf_get_bool_opt(const struct wgf_gguf *g, const char *key,
 {
     int64_t i = wgf_gguf_find(g, key);
     if (i < 0) return WGF_OK;
-    if (g->kv[i].type != WGF_GGUF_BOOL) return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' has type %u, expected BOOL", g->path, key, g->kv[i].type);
+    if (g->kv[i].type != WGF_GGUF_BOOL) return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' has type %u (%s%s%s), expected BOOL", g->path, key, KV_TYPE_ARGS(&g->kv[i]));
     uint8_t b = g->map.data[g->kv[i].val_off];
     if (b > 1) return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' has bool value %u", g->path, key, b);
     *out = b != 0;
@@ -646,7 +659,7 @@ enum wgf_status wgf_gguf_get_str(const struct wgf_gguf *g, const char *key, cons
 {
     int64_t i = wgf_gguf_find(g, key);
     if (i < 0) return wgf_fail(err, WGF_ERR_FORMAT, "%s: missing key '%s'", g->path, key);
-    if (g->kv[i].type != WGF_GGUF_STRING) return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' has type %u, expected STRING", g->path, key, g->kv[i].type);
+    if (g->kv[i].type != WGF_GGUF_STRING) return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' has type %u (%s%s%s), expected STRING", g->path, key, KV_TYPE_ARGS(&g->kv[i]));
     *len = (size_t)le(g->map.data + g->kv[i].val_off, 8);
     *s   = (const char *)g->map.data + g->kv[i].val_off + 8;
     return WGF_OK;
@@ -656,7 +669,7 @@ enum wgf_status wgf_gguf_get_arr(const struct wgf_gguf *g, const char *key, enum
 {
     int64_t i = wgf_gguf_find(g, key);
     if (i < 0) return wgf_fail(err, WGF_ERR_FORMAT, "%s: missing key '%s'", g->path, key);
-    if (g->kv[i].type != WGF_GGUF_ARRAY) return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' has type %u, expected ARRAY", g->path, key, g->kv[i].type);
+    if (g->kv[i].type != WGF_GGUF_ARRAY) return wgf_fail(err, WGF_ERR_FORMAT, "%s: key '%s' has type %u (%s%s%s), expected ARRAY", g->path, key, KV_TYPE_ARGS(&g->kv[i]));
     uint32_t et = g->kv[i].arr_type;
     bool     ok = et == (uint32_t)elem || (elem == WGF_GGUF_INT32 && is_int_type(et)) ||
               (elem == WGF_GGUF_FLOAT32 && et == WGF_GGUF_FLOAT64);

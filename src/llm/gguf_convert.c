@@ -137,7 +137,9 @@ enum wgf_status wgf__llm_save_gguf(const struct wgf_llm_model *m, const char *pa
     wgf_gguf_writer_add_u32(w, KEY("feed_forward_length"), (uint32_t)c->hidden_dim);
     wgf_gguf_writer_add_u32(w, KEY("attention.head_count"), (uint32_t)c->n_heads);
     wgf_gguf_writer_add_u32(w, KEY("attention.head_count_kv"), (uint32_t)c->n_kv_heads);
-    if (c->sliding_window) wgf_gguf_writer_add_u32(w, KEY("attention.sliding_window"), (uint32_t)c->sliding_window);
+    /* the window, as llama.cpp's converter writes it (its loader then leaves Phi-3's unapplied) */
+    int sw = c->sliding_window ? c->sliding_window : c->sliding_window_unapplied;
+    if (sw) wgf_gguf_writer_add_u32(w, KEY("attention.sliding_window"), (uint32_t)sw);
     if (c->head_dim * c->n_heads != c->dim) {
         wgf_gguf_writer_add_u32(w, KEY("attention.key_length"), (uint32_t)c->head_dim);
         wgf_gguf_writer_add_u32(w, KEY("attention.value_length"), (uint32_t)c->head_dim);

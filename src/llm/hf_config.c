@@ -183,19 +183,28 @@ static enum wgf_status parse_root(struct jctx *c, const json_t *root, struct wgf
     bool ab        = false;
     if ((st = j_bool(c, root, "attention_bias", &ab))) return st;
     if (ab && cfg->arch != WGF_ARCH_QWEN2) return wgf_fail(c->err, WGF_ERR_UNSUPPORTED, "%s: attention_bias=true not supported for %s", c->path, m);
-    /* a sliding attention window, as transformers reads it (Phi-3: sliding_window, 2047 in
-     * Phi-3-mini-4k; Qwen2: only with use_sliding_window; Llama: none): recorded, not
-     * applied, so that a run past it can say so (wgf_llm_config) */
+    /* a sliding attention window, as transformers reads it: Phi-3 sliding_window in every
+     * layer (2047 in Phi-3-mini-4k); Qwen2 only with use_sliding_window, in the layers from
+     * max_window_layers on (default 28); Llama none. A window at or past the context masks
+     * nothing. */
     bool use_sw = cfg->arch == WGF_ARCH_PHI3;
     if (cfg->arch == WGF_ARCH_QWEN2 && (st = j_bool(c, root, "use_sliding_window", &use_sw))) return st;
     const json_t *sw = json_object_get(root, "sliding_window");
-    cfg->sliding_window = 0;
+    cfg->sliding_window = cfg->swa_first_layer = cfg->sliding_window_unapplied = 0;
     if (use_sw && sw && !json_is_null(sw) && !json_is_integer(sw))
         return wgf_fail(c->err, WGF_ERR_FORMAT, "%s: field 'sliding_window' is not an integer", c->path);
     if (use_sw && json_is_integer(sw) && json_integer_value(sw) < cfg->max_seq_len) {
         if (json_integer_value(sw) < 1)
             return wgf_fail(c->err, WGF_ERR_FORMAT, "%s: field 'sliding_window' = %lld is not a window", c->path, (long long)json_integer_value(sw));
         cfg->sliding_window = (int)json_integer_value(sw);
+        if (cfg->arch == WGF_ARCH_QWEN2) {
+            const json_t *mw = json_object_get(root, "max_window_layers");
+            if (mw && !json_is_null(mw) && (!json_is_integer(mw) || json_integer_value(mw) < 0))
+                return wgf_fail(c->err, WGF_ERR_FORMAT, "%s: field 'max_window_layers' is not a layer count", c->path);
+            json_int_t first = json_is_integer(mw) ? json_integer_value(mw) : 28;
+            if (first >= cfg->n_layers) cfg->sliding_window = 0; /* no layer slides */
+            else cfg->swa_first_layer = (int)first;
+        }
     }
     bool mb = false;
     if ((st = j_bool(c, root, "mlp_bias", &mb))) return st;

@@ -226,20 +226,41 @@ struct wgf_tensor wgf__tensor_slice_rows(const struct wgf_tensor *t, int64_t r0,
 
 /* ---- weights, one table for both formats -------------------------------------------------- */
 
-/* The layer index of a per-layer tensor name ("blk.N." / "model.layers.N."), else -1. */
+/* Digits a layer number may have: far above any layer count the configs allow (4096). */
+#define LAYER_DIGITS_MAX 7
+
+/* The layer index of a per-layer tensor name ("blk.N." / "model.layers.N."): -1 when the name
+ * has no such prefix, LAYER_NOT_CANONICAL when it has one but N is not the decimal the loader
+ * prints to look a layer up ("blk.%d."): digits only, no sign, no leading zero but "0"
+ * itself, at most LAYER_DIGITS_MAX digits, then a '.'. No layer reads "blk.00.", "blk.-1."
+ * or "blk.12345678.", so those passed the layer-count check unseen. */
+#define LAYER_NOT_CANONICAL (-2)
 static long layer_of(const char *name, size_t len, bool gguf)
 {
     const char *pre = gguf ? "blk." : "model.layers.";
     size_t      pl  = strlen(pre), i = pl;
-    if (len <= pl || memcmp(name, pre, pl) != 0) return -1;
+    if (len < pl || memcmp(name, pre, pl) != 0) return -1;
     long v = 0;
-    for (; i < len && i < pl + 7 && name[i] >= '0' && name[i] <= '9'; i++) v = v * 10 + (name[i] - '0');
-    return i > pl && i < len && name[i] == '.' ? v : -1;
+    for (; i < len && i <= pl + LAYER_DIGITS_MAX && name[i] >= '0' && name[i] <= '9'; i++) v = v * 10 + (name[i] - '0');
+    size_t digits = i - pl;
+    if (digits == 0 || digits > LAYER_DIGITS_MAX || (digits > 1 && name[pl] == '0') || i == len || name[i] != '.')
+        return LAYER_NOT_CANONICAL;
+    return v;
+}
+
+/* The refusal of a name layer_of() finds not canonical, naming the file and the tensor. */
+static enum wgf_status refuse_layer_name(const char *file, const char *name, size_t nlen, bool gguf, struct wgf_err *err)
+{
+    return wgf_fail(err, WGF_ERR_FORMAT,
+                    "%s: tensor '%.*s': the layer number after '%s' is not a plain decimal (digits only, no sign or leading "
+                    "zero, at most %d digits), so no layer would read it",
+                    file, (int)(nlen > 96 ? 96 : nlen), name, gguf ? "blk." : "model.layers.", LAYER_DIGITS_MAX);
 }
 
 /* A file holding layers past the config's count would silently run fewer layers than it was
  * trained with (config.json saying 1 layer over 2 layers of weights ran 1 layer, no
- * word): refused, naming the first such tensor and the config key. */
+ * word): refused, naming the first such tensor and the config key. So is a per-layer name
+ * whose layer number is not canonical (layer_of). */
 static enum wgf_status check_extra_layers(const struct wgf_llm_model *m, struct wgf_err *err)
 {
     const struct wgf__llm_model_priv *p    = m->priv;
@@ -252,6 +273,7 @@ static enum wgf_status check_extra_layers(const struct wgf_llm_model *m, struct 
             struct wgf_gguf_tensor_info ti;
             wgf_gguf_tensor(p->gguf, i, &ti);
             long l = layer_of(ti.name, ti.name_len, true);
+            if (l == LAYER_NOT_CANONICAL) return refuse_layer_name(wgf_gguf_path(p->gguf), ti.name, ti.name_len, true, err);
             if (l > top) top = l, name = ti.name, nlen = ti.name_len, file = wgf_gguf_path(p->gguf);
         }
     } else {
@@ -259,6 +281,7 @@ static enum wgf_status check_extra_layers(const struct wgf_llm_model *m, struct 
             for (int64_t i = 0; i < p->shards[s].n_tensors; i++) {
                 const char *tn = p->shards[s].tensors[i].name;
                 long        l  = layer_of(tn, strlen(tn), false);
+                if (l == LAYER_NOT_CANONICAL) return refuse_layer_name(p->shards[s].path, tn, strlen(tn), false, err);
                 if (l > top) top = l, name = tn, nlen = strlen(tn), file = p->shards[s].path;
             }
     }
@@ -498,10 +521,12 @@ static enum wgf_status load_gguf(struct wgf_llm_model *m, struct wgf_err *err)
     GET_INT(hidden_dim, "feed_forward_length", 1, 1 << 20, false, 0);
     GET_INT(n_heads, "attention.head_count", 1, 4096, false, 0);
     GET_INT(n_kv_heads, "attention.head_count_kv", 1, 4096, true, c->n_heads);
-    /* recorded, not applied (wgf_llm_config): only a window below the context masks
-     * anything, and transformers' Llama has none */
-    GET_INT(sliding_window, "attention.sliding_window", 0, INT32_MAX, true, 0);
-    if (c->arch == WGF_ARCH_LLAMA || c->sliding_window >= c->max_seq_len) c->sliding_window = 0;
+    /* a window, as llama.cpp reads it: its Phi-3 ignores the key (llama.cpp#13676: "Phi SWA
+     * is currently disabled"), its Qwen2 and Llama have none. Kept as unapplied, for the
+     * note and for llm quantize; only a window below the context would mask anything. */
+    GET_INT(sliding_window_unapplied, "attention.sliding_window", 0, INT32_MAX, true, 0);
+    if (c->arch == WGF_ARCH_LLAMA || c->sliding_window_unapplied >= c->max_seq_len) c->sliding_window_unapplied = 0;
+    c->sliding_window = c->swa_first_layer = 0;
     GET_INT(head_dim, "attention.key_length", 1, 1 << 20, true, c->dim % c->n_heads == 0 ? c->dim / c->n_heads : 0);
     GET_INT(rope_dim, "rope.dimension_count", 1, 1 << 20, true, c->head_dim);
     GET_INT(vocab_size, "vocab_size", 1, 1 << 24, true, 0);

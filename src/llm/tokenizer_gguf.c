@@ -21,8 +21,10 @@
 #include "wgfuse/llm_run.h"
 #include "wgfuse/tokenizer.h"
 
-/* GGUF's tokenizer.chat_template, when the file has one ("" when it is not a plain string),
- * and the named ones llama.cpp's converter writes as tokenizer.chat_template.<name>. */
+/* GGUF's tokenizer.chat_template, when the file has one ("" when it holds a NUL byte), and
+ * the named ones llama.cpp's converter writes as tokenizer.chat_template.<name>. A key of
+ * another type than STRING is refused naming its type, as the tokenizer.ggml.* keys are: it
+ * was read as "the model ships none" and a built-in template used in its place. */
 static enum wgf_status gguf_chat_template(const struct wgf_gguf *g, struct wgf_tokenizer *tok, struct wgf_err *err)
 {
     const char     *s;
@@ -33,16 +35,15 @@ static enum wgf_status gguf_chat_template(const struct wgf_gguf *g, struct wgf_t
         size_t         kl;
         const char    *key = wgf_gguf_kv_key(g, kv, &kl);
         char           name[256];
-        struct wgf_err ignored = {0};
         if (!key || kl <= sizeof prefix - 1 || kl >= sizeof name || strncmp(key, prefix, sizeof prefix - 1) || memchr(key, 0, kl))
             continue;
         memcpy(name, key, kl), name[kl] = '\0'; /* keys are not NUL-terminated in the file */
-        if (wgf_gguf_get_str(g, name, &s, &n, &ignored) != WGF_OK || memchr(s, 0, n)) continue;
+        if ((st = wgf_gguf_get_str(g, name, &s, &n, err)) || memchr(s, 0, n)) continue;
         st = wgf_tokenizer_add_chat_template(tok, name + sizeof prefix - 1, s, n, err);
     }
     if (st || !tok || wgf_gguf_find(g, "tokenizer.chat_template") < 0) return st;
-    struct wgf_err ignored = {0};
-    if (wgf_gguf_get_str(g, "tokenizer.chat_template", &s, &n, &ignored) != WGF_OK || memchr(s, 0, n)) s = "", n = 0;
+    if ((st = wgf_gguf_get_str(g, "tokenizer.chat_template", &s, &n, err))) return st;
+    if (memchr(s, 0, n)) s = "", n = 0;
     return wgf_tokenizer_set_chat_template(tok, s, n, err);
 }
 
@@ -77,6 +78,7 @@ enum wgf_status wgf_llm_tokenizer_load(const struct wgf_llm_model *m, struct wgf
         if (!s) s = wgf_tokenizer_from_spec(&spec, out, err);
         if (!s) s = gguf_chat_template(g, *out, err);
         free(storage);
+        if (s) wgf_tokenizer_free(*out), *out = NULL; /* a refused chat template: no tokenizer */
         return s;
     }
     size_t n   = strlen(m->path) + 32;
@@ -127,6 +129,7 @@ enum wgf_status wgf_llm_tokenizer_load_path(const char *path, struct wgf_tokeniz
                 if ((s = wgf_gguf_tok_spec(g, &spec, &storage, err)) == WGF_OK) s = wgf_tokenizer_from_spec(&spec, tok, err);
                 if (!s) s = gguf_chat_template(g, *tok, err);
                 free(storage);
+                if (s) wgf_tokenizer_free(*tok), *tok = NULL;
             }
             wgf_gguf_close(g);
         }

@@ -411,6 +411,9 @@ static enum wgf_status config_chat_template(const char *cfg_path, json_t *cfg, s
         st = wgf_tokenizer_set_special_text(t, keys[i], config_token(cfg, keys[i]), err);
     json_t *ct = json_object_get(cfg, "chat_template");
     if (st || !ct || json_is_null(ct)) return st;
+    if (!json_is_string(ct) && !json_is_array(ct)) /* was read as "the model ships none" */
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: chat_template is %s, expected a string or a list of {\"name\": ..., \"template\": \"...\"}",
+                        cfg_path, json_is_object(ct) ? "an object" : json_is_boolean(ct) ? "a boolean" : "a number");
     json_t *dflt = json_is_string(ct) ? ct : NULL;
     for (size_t i = 0; !st && json_is_array(ct) && i < json_array_size(ct); i++) {
         json_t     *e    = json_array_get(ct, i);

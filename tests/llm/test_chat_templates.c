@@ -288,6 +288,20 @@ static void test_named_and_builtin(struct wgf_t *t)
     wgf_t_check(t, st == WGF_ERR_FORMAT && strstr(err.msg, "the model's chat template: line 2, column"),
                 "malformed template: format error with its position", "%d %s", (int)st, err.msg);
     wgf_tokenizer_free(tok);
+    /* neither a string nor a list: one line naming the key and what it is, not "the model
+     * ships none" (a built-in template used in its place) */
+    static const char *const wrong[][2] = {{"{\"chat_template\": 5}", "is a number"}, {"{\"chat_template\": {\"a\": \"b\"}}", "is an object"}};
+    for (int k = 0; k < 2; k++) {
+        write_text(tc, wrong[k][0]);
+        tok = NULL;
+        wgf_err_clear(&err);
+        st = wgf_tokenizer_load_json(tj, tc, &tok, &err);
+        wgf_t_check(t, st == WGF_ERR_FORMAT && !tok && strstr(err.msg, tc) && strstr(err.msg, "chat_template") && strstr(err.msg, wrong[k][1]) &&
+                           !strchr(err.msg, '\n'),
+                    k ? "chat_template object: refused naming the key and its type" : "chat_template number: refused naming the key and its type",
+                    "%s: %s", wgf_status_str(st), err.msg);
+        wgf_tokenizer_free(tok);
+    }
 
     /* no template: the built-in ones render and encode exactly as chat_template.c does */
     unlink(tc);

@@ -107,6 +107,41 @@ out:
     tm_free(tm);
 }
 
+/* The window is not a no-op: rows of positions inside it equal the unwindowed model's bit for
+ * bit, rows past it differ. */
+static void check_window_masks(struct wgf_t *t, const struct tm_dims *d)
+{
+    struct tm_dims full = *d;
+    full.window         = 0;
+    struct tm     *a = tm_build(d, 1234), *b = tm_build(&full, 1234);
+    const int      V = d->vocab, n = 3 * d->window;
+    int32_t        tok[64];
+    WGF_ASSERT(n <= 64);
+    make_tokens(tok, n, V, 5);
+    struct wgf_llm_backend         ba = {0}, bb = {0};
+    struct wgf_llm_backend_options opt = {.n_ctx = (uint32_t)n, .n_threads = 1};
+    struct wgf_err                 err = {0};
+    float *la = malloc((size_t)n * V * sizeof *la), *lb = malloc((size_t)n * V * sizeof *lb);
+    WGF_ASSERT(la && lb);
+    bool ok = wgf_llm_backend_open(&ba, &wgf_llm_backend_ref, &a->m, &opt, &err) == WGF_OK &&
+              wgf_llm_backend_open(&bb, &wgf_llm_backend_ref, &b->m, &opt, &err) == WGF_OK &&
+              ba.forward(&ba, tok, (uint32_t)n, 0, la, true, &err) == WGF_OK &&
+              bb.forward(&bb, tok, (uint32_t)n, 0, lb, true, &err) == WGF_OK;
+    int first_diff = -1, past_same = 0;
+    for (int i = 0; ok && i < n; i++) {
+        bool same = !memcmp(la + (size_t)i * V, lb + (size_t)i * V, (size_t)V * sizeof *la);
+        if (!same && first_diff < 0) first_diff = i;
+        if (same && i >= d->window) past_same++;
+    }
+    wgf_t_check(t, ok && first_diff == d->window && past_same == 0, "sliding window: rows within it = no window, rows past it differ",
+                "window %d: first differing row %d, rows past the window equal to no window's %d %s", d->window, first_diff,
+                past_same, ok ? "" : err.msg);
+    wgf_llm_backend_close(&ba);
+    wgf_llm_backend_close(&bb);
+    free(la), free(lb);
+    tm_free(a), tm_free(b);
+}
+
 static void check_model(struct wgf_t *t, const char *name, const struct tm_dims *d, int n_tok, uint32_t threads)
 {
     check_model_ex(t, name, d, n_tok, threads, false);
@@ -312,6 +347,16 @@ int main(void)
                          .head_dim = 128, .vocab = 64, .max_seq = 64, .tied = false, .theta = 500000.0f,
                          .dtype = WGF_DT_F16};
     check_model(&t, "llama3-8b attention shape", &ls, 6, 2);
+    /* sliding windows (transformers' semantics: the last W positions, the query's included):
+     * Phi-3-style in every layer over 40 tokens (past the 32-token micro-batch), Qwen2-style
+     * from layer 1 on (max_window_layers) */
+    struct tm_dims sw = lr;
+    sw.scaling = WGF_ROPE_SCALING_NONE, sw.window = 5;
+    check_model(&t, "phi3 sliding window 5", &sw, 40, 2);
+    struct tm_dims qw = qwen;
+    qw.window = 6, qw.swa_first = 1;
+    check_model(&t, "qwen2 sliding window 6 from layer 1", &qw, 37, 1);
+    check_window_masks(&t, &sw);
     check_threads_invariant(&t);
     check_errors(&t);
     check_probe(&t);

@@ -143,7 +143,7 @@ static const struct tm_dims QWEN2 = {.arch = WGF_ARCH_QWEN2, .dim = 64, .hidden 
                                      .dtype = WGF_DT_BF16, .bias = true, .tied = false, .theta = 1000000.0f};
 static const struct tm_dims PHI3 = {.arch = WGF_ARCH_PHI3, .dim = 48, .hidden = 128, .layers = 2, .heads = 4,
                                     .kv_heads = 4, .head_dim = 12, .vocab = 520, .max_seq = 64,
-                                    .dtype = WGF_DT_F32, .scaling = WGF_ROPE_SCALING_LONGROPE};
+                                    .dtype = WGF_DT_F32, .scaling = WGF_ROPE_SCALING_LONGROPE, .window = 6};
 
 /* A row above the binding limit cannot be split: refused at init, naming the tensor. */
 static void check_refuse(struct wgf_t *t, wgf_ctx *ctx)
@@ -294,7 +294,7 @@ int main(void)
         if (!ctx) return wgf_t_finish(&t);
         check_match(&t, ctx, "llama gqa f16 tied", &LLAMA, 6, 4, 0);
         check_match(&t, ctx, "qwen2 bias bf16 untied", &QWEN2, 6, 4, 0);
-        check_match(&t, ctx, "phi3 longrope f32", &PHI3, 12, 8, 0);
+        check_match(&t, ctx, "phi3 longrope f32 window 6", &PHI3, 12, 8, 0);
         /* 24 KiB bindings: lm_head (128 KiB) in 6 chunks, ffn_gate/up (40 KiB) and ffn_down
          * (40 KiB) in 2 each (f32; roles' f16 halves them) */
         /* roles binds at most 5 row parts of the embedding table: 32 KiB makes 4 */

@@ -18,6 +18,7 @@ struct tm_dims {
     enum wgf_dtype dtype; /* matrices: f32, f16 or bf16 */
     enum wgf_rope_scaling_type scaling;
     float         theta;
+    int           window, swa_first; /* sliding window (0: none) from layer swa_first on */
 };
 
 /* The model plus every buffer it points at (freed by tm_free). Weights are kept decoded
@@ -95,6 +96,8 @@ static inline struct tm *tm_build(const struct tm_dims *d, uint64_t seed)
     c->rope_dim              = d->head_dim;
     c->vocab_size            = d->vocab;
     c->max_seq_len           = d->max_seq;
+    c->sliding_window        = d->window;
+    c->swa_first_layer       = d->swa_first;
     c->norm_eps              = 1e-5f;
     c->rope_theta            = d->theta > 0 ? d->theta : 10000.0f;
     c->tie_embeddings        = d->tied;
@@ -257,19 +260,23 @@ static inline void nv_forward(const struct wgf_llm_model *m, const int32_t *toke
             nv_rmsnorm(xb, xt, &L->attn_norm, D, c->norm_eps);
             nv_matvec(q, &L->wq, xb, &L->bq);
             nv_rope(q, c->n_heads, hd, f, rs, t);
+            /* a sliding window keeps the last `win` positions, t included (transformers:
+             * key p is masked when t - p >= sliding_window) */
+            int win = c->sliding_window > 0 && l >= c->swa_first_layer ? c->sliding_window : 0;
+            int p0  = win && t - win + 1 > 0 ? t - win + 1 : 0;
             for (int h = 0; h < c->n_heads; h++) {
                 int    kh = h / (c->n_heads / c->n_kv_heads);
                 double mx = -INFINITY, sum = 0;
-                for (int p = 0; p <= t; p++) {
+                for (int p = p0; p <= t; p++) {
                     double s = 0;
                     for (int i = 0; i < hd; i++) s += q[h * hd + i] * K[(size_t)p * kvd + kh * hd + i];
                     sc[p] = s / sqrt((double)hd);
                     if (sc[p] > mx) mx = sc[p];
                 }
-                for (int p = 0; p <= t; p++) sum += sc[p] = exp(sc[p] - mx);
+                for (int p = p0; p <= t; p++) sum += sc[p] = exp(sc[p] - mx);
                 for (int i = 0; i < hd; i++) {
                     double a = 0;
-                    for (int p = 0; p <= t; p++) a += sc[p] / sum * Vv[(size_t)p * kvd + kh * hd + i];
+                    for (int p = p0; p <= t; p++) a += sc[p] / sum * Vv[(size_t)p * kvd + kh * hd + i];
                     att[h * hd + i] = a;
                 }
             }

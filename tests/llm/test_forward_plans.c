@@ -4,8 +4,8 @@
  * dispatch of one workgroup). The roles plan has its own test (test_forward_roles.c).
  *   - logits of an 8-token prefill (every row; token by token through the plan's decode step)
  *     and of 32 decode steps match cpu-ref on llama (GQA, tied head, Llama-3 RoPE scaling),
- *     qwen2 (q/k/v bias, untied head) and phi3 (longrope crossing original_max_pos, head_dim
- *     12), with f32 and packed-f16 weights; qwen2 also with workgroup-memory reductions;
+ *     qwen2 (q/k/v bias, untied head, a sliding window in layer 1) and phi3 (longrope
+ *     crossing original_max_pos, head_dim 12, a sliding window in every layer), with f32 and packed-f16 weights; qwen2 also with workgroup-memory reductions;
  *   - greedy generation on the device (the shared sampler, tokens fed back) gives cpu-ref's
  *     ids (f32 weights);
  *   - the dispatches per token are what plan_ops.c's table says.
@@ -144,9 +144,9 @@ int main(void)
             double t0  = wgf_llm_now();
             if (all) check_plan(&t, ctx, plans[p], "llama gqa llama3-rope f16 tied", &LLAMA3, &vs[i]);
             double t1 = wgf_llm_now();
-            check_plan(&t, ctx, plans[p], "qwen2 bias bf16 untied", &QWEN2, &vs[i]);
+            check_plan(&t, ctx, plans[p], "qwen2 bias bf16 untied window 5 in layer 1", &QWEN2, &vs[i]);
             double t2 = wgf_llm_now();
-            if (all) check_plan(&t, ctx, plans[p], "phi3 longrope f32", &PHI3, &vs[i]);
+            if (all) check_plan(&t, ctx, plans[p], "phi3 longrope f32 window 7", &PHI3, &vs[i]);
             printf("%s '%s': %.1f s, %.1f s, %.1f s\n", plans[p]->plan, vs[i].name, t1 - t0, t2 - t1,
                    wgf_llm_now() - t2);
         }

@@ -2,8 +2,9 @@
  * tiny random models (tests/llm/test_forward_model.h), for every variant CI can run: f32 and
  * packed-f16 weights, subgroup and workgroup-memory reductions.
  *   - logits of a 40-token batched prefill (every row) and of 48 decode steps match cpu-ref
- *     on llama (GQA, tied head, Llama-3 RoPE scaling), qwen2 (q/k/v bias, untied head) and
- *     phi3 (longrope, crossing original_max_pos, MHA, head_dim 12); a wider qwen2 whose
+ *     on llama (GQA, tied head, Llama-3 RoPE scaling), qwen2 (q/k/v bias, untied head, a
+ *     sliding window in layer 1) and phi3 (longrope, crossing original_max_pos, MHA, head_dim
+ *     12, a sliding window in every layer: slices of 16 wholly before it are empty); a wider qwen2 whose
  *     prefill matmuls split K (gr_mm_shape: q/k/v with the bias, o_proj and down with the
  *     residual add in matmul_reduce, the tied head's all-logits matmul; down's 2064 columns
  *     in four unequal parts; gate/up and down in the large tiles); with attention slices of 16
@@ -179,9 +180,9 @@ int main(void)
         double t0 = wgf_llm_now();
         check_model(&t, ctx, "llama gqa llama3-rope f16 tied", &LLAMA3, &vs[i]);
         double t1 = wgf_llm_now();
-        check_model(&t, ctx, "qwen2 bias bf16 untied", &QWEN2, &vs[i]);
+        check_model(&t, ctx, "qwen2 bias bf16 untied window 5 in layer 1", &QWEN2, &vs[i]);
         double t2 = wgf_llm_now();
-        check_model(&t, ctx, "phi3 longrope f32", &PHI3, &vs[i]);
+        check_model(&t, ctx, "phi3 longrope f32 window 7", &PHI3, &vs[i]);
         printf("variant '%s': %.1f s, %.1f s, %.1f s\n", vs[i].name, t1 - t0, t2 - t1, wgf_llm_now() - t2);
         if (i < 2) check_model(&t, ctx, "qwen2 dim 1024 split-K prefill bf16 tied", &QWEN2_WIDE, &vs[i]);
     }

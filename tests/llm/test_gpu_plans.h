@@ -49,16 +49,18 @@ static int on_logits_noop(void *u, const float *l, uint32_t n, uint32_t v)
     return 0;
 }
 
-/* llama (GQA, tied head, Llama-3 RoPE scaling), qwen2 (q/k/v bias, untied head), phi3
- * (longrope with original_max_pos 16, MHA, head_dim 12) */
+/* llama (GQA, tied head, Llama-3 RoPE scaling), qwen2 (q/k/v bias, untied head, a sliding
+ * window of 5 in layer 1 only, as Qwen2's max_window_layers), phi3 (longrope with
+ * original_max_pos 16, MHA, head_dim 12, a sliding window of 7 in every layer) */
 static const struct tm_dims LLAMA3 = {.arch = WGF_ARCH_LLAMA, .dim = 64, .hidden = 160, .layers = 2, .heads = 4,
                                       .kv_heads = 2, .head_dim = 16, .vocab = 512, .max_seq = 256,
                                       .dtype = WGF_DT_F16, .tied = true, .scaling = WGF_ROPE_SCALING_LLAMA3};
 static const struct tm_dims QWEN2 = {.arch = WGF_ARCH_QWEN2, .dim = 64, .hidden = 96, .layers = 2, .heads = 8,
                                      .kv_heads = 2, .head_dim = 8, .vocab = 600, .max_seq = 256,
-                                     .dtype = WGF_DT_BF16, .bias = true, .tied = false, .theta = 1000000.0f};
+                                     .dtype = WGF_DT_BF16, .bias = true, .tied = false, .theta = 1000000.0f,
+                                     .window = 5, .swa_first = 1};
 static const struct tm_dims PHI3 = {.arch = WGF_ARCH_PHI3, .dim = 48, .hidden = 128, .layers = 2, .heads = 4,
                                     .kv_heads = 4, .head_dim = 12, .vocab = 520, .max_seq = 128,
-                                    .dtype = WGF_DT_F32, .scaling = WGF_ROPE_SCALING_LONGROPE};
+                                    .dtype = WGF_DT_F32, .scaling = WGF_ROPE_SCALING_LONGROPE, .window = 7};
 
 #endif

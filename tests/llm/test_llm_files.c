@@ -16,6 +16,7 @@
 #include "llm/gguf.h"
 #include "llm/model_files.h"
 #include "wgfuse/llm.h"
+#include "wgfuse/llm_run.h"
 #include "wgfuse/llm_test_model.h"
 #include "wgfuse/tokenizer.h"
 
@@ -273,22 +274,27 @@ static void test_config(struct wgf_t *t)
                         "config: EOS repeats fold", "status %d %s (n_eos %d)", (int)se, se ? e.msg : "", c.n_eos);
     }
     /* longrope with original_max_position_embeddings 1: log(1) = 0 under the attention factor */
-    /* sliding windows: recorded (not applied) when below the context; Qwen2 only with
-     * use_sliding_window */
+    /* sliding windows, as transformers reads them: below the context only; Phi-3 in every
+     * layer; Qwen2 only with use_sliding_window, from layer max_window_layers (default 28) on */
     static const struct {
         const char *arch, *extra;
-        int         want; /* -1: refused */
+        int         want, first; /* want -1: refused */
     } sw[] = {
-        {"phi3", ",\"sliding_window\":47", 47},           {"phi3", ",\"sliding_window\":128", 0},
-        {"phi3", ",\"sliding_window\":null", 0},         {"qwen2", ",\"sliding_window\":32", 0},
-        {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":true", 32},
-        {"phi3", ",\"sliding_window\":\"47\"", -1},      {"phi3", ",\"sliding_window\":0", -1},
-        {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":1", -1},
-        {"llama", ",\"sliding_window\":32,\"use_sliding_window\":true", 0},
+        {"phi3", ",\"sliding_window\":47", 47, 0},           {"phi3", ",\"sliding_window\":128", 0, 0},
+        {"phi3", ",\"sliding_window\":null", 0, 0},         {"qwen2", ",\"sliding_window\":32", 0, 0},
+        {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":true", 0, 0}, /* layer 28 on: none of 2 */
+        {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":true,\"max_window_layers\":0", 32, 0},
+        {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":true,\"max_window_layers\":1", 32, 1},
+        {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":true,\"max_window_layers\":2", 0, 0},
+        {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":true,\"max_window_layers\":-1", -1, 0},
+        {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":true,\"max_window_layers\":\"1\"", -1, 0},
+        {"phi3", ",\"sliding_window\":\"47\"", -1, 0},      {"phi3", ",\"sliding_window\":0", -1, 0},
+        {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":1", -1, 0},
+        {"llama", ",\"sliding_window\":32,\"use_sliding_window\":true", 0, 0},
     };
     for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
         char js[1024], nm[160];
-        snprintf(js, sizeof js, "{\"model_type\":\"%s\",\"hidden_size\":64,\"intermediate_size\":96,\"num_hidden_layers\":1,"
+        snprintf(js, sizeof js, "{\"model_type\":\"%s\",\"hidden_size\":64,\"intermediate_size\":96,\"num_hidden_layers\":2,"
                                 "\"num_attention_heads\":4,\"vocab_size\":100,\"max_position_embeddings\":128%s}",
                  sw[i].arch, sw[i].extra);
         enum wgf_status ss = wgf__hf_config_parse("sw.json", js, strlen(js), &c, &e);
@@ -296,8 +302,9 @@ static void test_config(struct wgf_t *t)
         if (sw[i].want < 0)
             wgf_t_check(t, ss == WGF_ERR_FORMAT && strstr(e.msg, "_window"), nm, "status %d: %s", (int)ss, e.msg);
         else
-            wgf_t_check(t, ss == WGF_OK && c.sliding_window == sw[i].want, nm, "status %d %s: window %d, want %d", (int)ss, ss ? e.msg : "",
-                        c.sliding_window, sw[i].want);
+            wgf_t_check(t, ss == WGF_OK && c.sliding_window == sw[i].want && c.swa_first_layer == sw[i].first, nm,
+                        "status %d %s: window %d from layer %d, want %d from %d", (int)ss, ss ? e.msg : "", c.sliding_window,
+                        c.swa_first_layer, sw[i].want, sw[i].first);
     }
     for (int orig = 1; orig <= 2; orig++) {
         char lr[1024];
@@ -368,6 +375,12 @@ static enum wgf_status spm_hook(void *user, const char *hf_dir, struct wgf_gguf_
     wgf_gguf_writer_add_u32(w, "tokenizer.ggml.unknown_token_id", 0);
     wgf_gguf_writer_add_bool(w, "tokenizer.ggml.add_bos_token", true);
     if (g_vocab_mode == 4) wgf_gguf_writer_add_str(w, "tokenizer.ggml.pre", "default");
+    /* chat templates: a plain string (read), then wrongly typed ones (refused, naming the type) */
+    static const char *const tmpl[] = {"{{ messages[0].content }}"};
+    if (g_vocab_mode == 5) wgf_gguf_writer_add_str(w, "tokenizer.chat_template", tmpl[0]);
+    if (g_vocab_mode == 6) wgf_gguf_writer_add_u32(w, "tokenizer.chat_template", 7);
+    if (g_vocab_mode == 7) wgf_gguf_writer_add_arr_str(w, "tokenizer.chat_template", tmpl, 1);
+    if (g_vocab_mode == 8) wgf_gguf_writer_add_i32(w, "tokenizer.chat_template.tool_use", -1);
     return WGF_OK;
 }
 
@@ -379,8 +392,13 @@ static void test_gguf_vocab(struct wgf_t *t)
     char dir[512], p[700];
     wgf_t_tmpdir("llm_files_vocab", dir, sizeof dir);
     static const char *const want[] = {NULL, "tokenizer.ggml.scores has 264 entries but tokenizer.ggml.tokens has 265",
-                                       "key 'tokenizer.ggml.token_type' is an array of type 8", "tokenizer.ggml.bos_token_id", NULL};
-    for (g_vocab_mode = 0; g_vocab_mode <= 4; g_vocab_mode++) {
+                                       "key 'tokenizer.ggml.token_type' is an array of type 8", "tokenizer.ggml.bos_token_id", NULL,
+                                       NULL, NULL, NULL, NULL};
+    /* the chat template keys are the tokenizer loader's (the spec has no template) */
+    static const char *const want_tok[] = {[6] = "key 'tokenizer.chat_template' has type 4 (UINT32), expected STRING",
+                                           [7] = "key 'tokenizer.chat_template' has type 9 (ARRAY of STRING), expected STRING",
+                                           [8] = "key 'tokenizer.chat_template.tool_use' has type 5 (INT32), expected STRING"};
+    for (g_vocab_mode = 0; g_vocab_mode <= 8; g_vocab_mode++) {
         snprintf(p, sizeof p, "%s/spm%d.gguf", dir, g_vocab_mode);
         struct wgf_test_model_opts o = {.format = WGF_TEST_MODEL_GGUF, .dtype = WGF_DT_F16, .tokenizer = spm_hook};
         struct wgf_err             e = {0};
@@ -398,6 +416,20 @@ static void test_gguf_vocab(struct wgf_t *t)
         if (want[g_vocab_mode]) {
             wgf_t_check(t, st == WGF_ERR_FORMAT && strstr(e.msg, p) && strstr(e.msg, want[g_vocab_mode]), "gguf vocab defect rejected",
                         "mode %d: %s", g_vocab_mode, e.msg);
+        } else if (g_vocab_mode >= 6) { /* one line naming the key and its type, not "the model ships none" */
+            struct wgf_tokenizer *tok = NULL;
+            wgf_err_clear(&e);
+            st = wgf_llm_tokenizer_load(m, &tok, &e);
+            wgf_t_check(t, st == WGF_ERR_FORMAT && !tok && strstr(e.msg, p) && strstr(e.msg, want_tok[g_vocab_mode]) && !strchr(e.msg, '\n'),
+                        "gguf: wrongly typed chat template refused at tokenizer load", "mode %d: %s: %s", g_vocab_mode,
+                        wgf_status_str(st), e.msg);
+            wgf_tokenizer_free(tok);
+            tok = NULL;
+            st  = wgf_llm_tokenizer_load_path(p, &tok, &e); /* `wgfuse tokenize -m FILE` */
+            wgf_t_check(t, st == WGF_ERR_FORMAT && !tok && strstr(e.msg, want_tok[g_vocab_mode]),
+                        "gguf: wrongly typed chat template refused by tokenizer_load_path", "mode %d: %s: %s", g_vocab_mode,
+                        wgf_status_str(st), e.msg);
+            wgf_tokenizer_free(tok);
         } else if (wgf_t_check(t, st == WGF_OK && spec.n_tokens == 265 && spec.bos_id == 1 && spec.eos_id == 2 && spec.unk_id == 0 &&
                                       spec.add_bos == 1 && spec.types[3] == 6 && spec.scores[264] == 5.0f &&
                                       !strcmp(spec.tokens[261], "b") && (g_vocab_mode != 4 || !strcmp(spec.pre, "default")),
@@ -415,6 +447,14 @@ static void test_gguf_vocab(struct wgf_t *t)
                 free(ids);
                 free(out);
                 wgf_tokenizer_free(tok);
+            }
+            if (g_vocab_mode == 5) {
+                struct wgf_tokenizer *mt = NULL;
+                st                       = wgf_llm_tokenizer_load(m, &mt, &e);
+                const char *ct           = wgf_tokenizer_chat_template(mt);
+                wgf_t_check(t, st == WGF_OK && ct && !strcmp(ct, "{{ messages[0].content }}"), "gguf: a string chat template is read",
+                            "%s [%s]", e.msg, ct ? ct : "(none)");
+                wgf_tokenizer_free(mt);
             }
         }
         free(store);

@@ -97,6 +97,25 @@ static bool patch(const char *path, const char *from, const char *to)
     return h != NULL;
 }
 
+/* Rename GGUF tensor `from` to `to` (same length) in the file: its name as stored, after
+ * its u64 length, so that "output.weight" is not found inside "blk.0.attn_output.weight". */
+static bool rename_tensor(const char *path, const char *from, const char *to)
+{
+    size_t   n, fl = strlen(from);
+    uint8_t  key[128];
+    uint8_t *p = read_all(path, &n), *h = NULL;
+    if (p && fl == strlen(to) && fl + 8 <= sizeof key) {
+        for (int i = 0; i < 8; i++) key[i] = (uint8_t)((uint64_t)fl >> (8 * i));
+        memcpy(key + 8, from, fl);
+        if ((h = memmem(p, n, key, fl + 8))) {
+            memcpy(h + 8, to, fl);
+            write_buf(path, p, n);
+        }
+    }
+    free(p);
+    return h != NULL;
+}
+
 /* Set the u32 value of GGUF key `key` in the file (the key is followed by its u32 type). */
 static bool patch_gguf_u32(const char *path, const char *key, uint32_t v)
 {
@@ -546,6 +565,29 @@ static void test_gguf_model(struct wgf_t *t)
     patch_gguf_u32(p, "llama.block_count", 1); /* the file holds 2 layers */
     expect(t, "gguf model: block_count 1 over 2 layers of weights", load(p, &e), F, &e, p,
            "tensor 'blk.1.attn_norm.weight' belongs to layer 1, but llama.block_count is 1");
+    { /* a per-layer name whose number is not the canonical decimal the loader looks names up
+       * by ("blk.%d."): no layer reads it, so it slipped past the layer-count check. The
+       * untied lm_head (output.weight, 13 bytes) renamed in place; the model then ties. */
+        static const char *const bad_names[] = {"blk.00.weight", "blk.-1.weight", "blk.+1.weight", "blk.12345678.",
+                                                "blk.1x.weight", "blk.0.weightX"};
+        for (size_t i = 0; i < sizeof bad_names / sizeof bad_names[0]; i++) {
+            char nm[96], needle[96];
+            make(p, WGF_ARCH_LLAMA, WGF_TEST_MODEL_GGUF, WGF_DT_F32);
+            snprintf(nm, sizeof nm, "gguf model: output.weight renamed '%s'", bad_names[i]);
+            if (!wgf_t_check(t, rename_tensor(p, "output.weight", bad_names[i]), nm, "in %s", p)) continue;
+            snprintf(nm, sizeof nm, "gguf model: tensor '%s'", bad_names[i]);
+            if (!strcmp(bad_names[i], "blk.0.weightX")) { /* canonical: layer 0 exists; an unused tensor as before */
+                wgf_t_check(t, load(p, &e) == WGF_OK, "gguf model: canonical 'blk.0.weightX' still loads", "%s", e.msg);
+                continue;
+            }
+            snprintf(needle, sizeof needle, "tensor '%s': the layer number", bad_names[i]);
+            expect(t, nm, load(p, &e), F, &e, p, needle);
+        }
+        make(p, WGF_ARCH_LLAMA, WGF_TEST_MODEL_GGUF, WGF_DT_F32);
+        rename_tensor(p, "output.weight", "blk.2.weight.");
+        expect(t, "gguf model: canonical 'blk.2.' past 2 layers", load(p, &e), F, &e, p,
+               "tensor 'blk.2.weight.' belongs to layer 2, but llama.block_count is 2");
+    }
     make(p, WGF_ARCH_LLAMA, WGF_TEST_MODEL_GGUF, WGF_DT_F32);
     patch(p, "llama.embedding_length", "llama.embedding_lengtX");
     expect(t, "gguf model: missing hyperparameter", load(p, &e), F, &e, p, "missing key 'llama.embedding_length'");
@@ -599,6 +641,36 @@ static void test_gguf_model(struct wgf_t *t)
 }
 
 static void write_text(const char *path, const char *s) { write_buf(path, s, strlen(s)); }
+
+/* Add a 1-element F32 tensor `name` to a safetensors file: a header entry, 4 bytes of data. */
+static bool st_add_tensor(const char *path, const char *name)
+{
+    size_t   n;
+    uint8_t *p  = read_all(path, &n);
+    uint64_t hl = 0;
+    for (int i = 7; p && n >= 8 && i >= 0; i--) hl = (hl << 8) | p[i];
+    char *close = NULL;
+    for (uint64_t i = hl; p && hl <= n - 8 && i > 0 && !close; i--)
+        if (p[8 + i - 1] == '}') close = (char *)p + 8 + i - 1; /* the header's last '}' */
+    if (!close) {
+        free(p);
+        return false;
+    }
+    uint64_t   data = n - 8 - hl;
+    char       entry[256];
+    int        el = snprintf(entry, sizeof entry, ",\"%s\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[%llu,%llu]}", name,
+                             (unsigned long long)data, (unsigned long long)data + 4);
+    struct buf b  = {0};
+    put64(&b, hl + (uint64_t)el);
+    put(&b, p + 8, (size_t)((uint8_t *)close - p - 8));
+    put(&b, entry, (size_t)el);
+    put(&b, close, n - (size_t)((uint8_t *)close - p));
+    zeros(&b, 4);
+    write_buf(path, b.p, b.n);
+    free(b.p);
+    free(p);
+    return true;
+}
 
 static void test_hf_model(struct wgf_t *t)
 {
@@ -669,6 +741,22 @@ static void test_hf_model(struct wgf_t *t)
     /* tensors */
     patch(st, "model.layers.1.mlp.up_proj.weight", "model.layers.1.mlp.up_prXj.weight");
     expect(t, "hf: missing tensor", load(d, &e), F, &e, st, "missing tensor 'model.layers.1.mlp.up_proj.weight'");
+    /* a per-layer name whose number is not canonical (as "blk.00." in GGUF above) */
+    static const char *const bad_layers[] = {"model.layers.01.mlp.extra.weight", "model.layers.-1.mlp.extra.weight",
+                                             "model.layers.1.mlp.extra.weight"};
+    for (int i = 0; i < 3; i++) {
+        make(d, WGF_ARCH_QWEN2, WGF_TEST_MODEL_HF, WGF_DT_F16);
+        char nm[128], needle[128];
+        snprintf(nm, sizeof nm, "hf: tensor '%s' added", bad_layers[i]);
+        if (!wgf_t_check(t, st_add_tensor(st, bad_layers[i]), nm, "in %s", st)) continue;
+        snprintf(nm, sizeof nm, "hf: tensor '%s'", bad_layers[i]);
+        if (i == 2) { /* canonical: an unused tensor of layer 1, as before */
+            wgf_t_check(t, load(d, &e) == WGF_OK, nm, "loads: %s", e.msg);
+            continue;
+        }
+        snprintf(needle, sizeof needle, "tensor '%s': the layer number after 'model.layers.'", bad_layers[i]);
+        expect(t, nm, load(d, &e), F, &e, st, needle);
+    }
     make(d, WGF_ARCH_QWEN2, WGF_TEST_MODEL_HF, WGF_DT_F16);
     patch(st, "\"dtype\":\"F16\"", "\"dtype\":\"F17\"");
     expect(t, "hf: unknown dtype", load(d, &e), F, &e, st, "unknown dtype 'F17'");

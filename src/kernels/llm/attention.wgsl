@@ -1,7 +1,8 @@
 // attention — causal softmax attention of one token's query over the KV cache (decode),
 // grouped-query: query head h reads kv head h / (N_HEADS / N_KV_HEADS).
-// math:       a[p] = softmax_p(q_h . k[p, kvh] * SCALE) over p < n_pos;
-//             out[h] = sum_p a[p] * v[p, kvh]   (n_pos = step[0] = pos + 1)
+// math:       a[p] = softmax_p(q_h . k[p, kvh] * SCALE) over p0 <= p < n_pos;
+//             out[h] = sum_p a[p] * v[p, kvh]   (n_pos = step[0] = pos + 1; p0 = 0, or
+//             n_pos - WINDOW for a layer with a sliding window that n_pos passes)
 // fuses:      scores, softmax and the weighted sum of one head (the three steps share the
 //             scores through `att`; splitting them would only add dispatches over the same
 //             data, which the unfused plan keeps for the matvecs/elementwise roles).
@@ -13,7 +14,8 @@
 //             scratch scores | 2 q (N_HEADS, HEAD_DIM) f32 read | 3 kc (N_CTX, KV_DIM) f32
 //             read | 4 vc (N_CTX, KV_DIM) f32 read | 5 step (1) u32 read: n_pos
 // injected:   N_HEADS, N_KV_HEADS, HEAD_DIM, N_CTX (cache positions), SCALE (1/sqrt(head_dim),
-//             rounded to f32 on the host as cpu-ref does) (override); WG_SIZE (constants.wgsl)
+//             rounded to f32 on the host as cpu-ref does), WINDOW (the layer's sliding window,
+//             0: none) (override); WG_SIZE (constants.wgsl)
 //#include "constants.wgsl"
 //#include "common/reduce_wg.inc.wgsl"
 override N_HEADS:    u32;
@@ -21,6 +23,7 @@ override N_KV_HEADS: u32;
 override HEAD_DIM:   u32;
 override N_CTX:      u32;
 override SCALE:      f32;
+override WINDOW:     u32;
 
 @group(0) @binding(0) var<storage, read_write> out:  array<f32>; // (N_HEADS, HEAD_DIM) f32
 @group(0) @binding(1) var<storage, read_write> att:  array<f32>; // (N_HEADS, N_CTX) f32
@@ -39,10 +42,11 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
     let qo     = h * HEAD_DIM;
     let ao     = h * N_CTX;
     let n_pos  = min(step[0], N_CTX);
+    let p0     = select(0u, n_pos - WINDOW, WINDOW > 0u && n_pos > WINDOW);
 
     // scores and their max
     var mx = -0x1.fffffep+127f;
-    for (var p = li; p < n_pos; p += WG_SIZE) {
+    for (var p = p0 + li; p < n_pos; p += WG_SIZE) {
         var d = 0.0;
         for (var i = 0u; i < HEAD_DIM; i++) {
             d += q[qo + i] * kc[p * kv_dim + kvo + i];
@@ -55,7 +59,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
 
     // exp and their sum (each thread rewrites only the scores it wrote)
     var s = 0.0;
-    for (var p = li; p < n_pos; p += WG_SIZE) {
+    for (var p = p0 + li; p < n_pos; p += WG_SIZE) {
         let e = exp(att[ao + p] - mx);
         att[ao + p] = e;
         s += e;
@@ -66,7 +70,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
     // weighted sum of values, one output dim per thread
     if (li < HEAD_DIM) {
         var acc = 0.0;
-        for (var p = 0u; p < n_pos; p++) {
+        for (var p = p0; p < n_pos; p++) {
             acc += att[ao + p] * inv * vc[p * kv_dim + kvo + li];
         }
         out[qo + li] = acc;

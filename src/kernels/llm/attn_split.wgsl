@@ -3,9 +3,11 @@
 // (running max m, sum of exponentials l, unnormalised weighted sum of values), which
 // attn_combine merges; with DIRECT (one slice covers every position) it writes the final
 // output itself and no combine runs.
-// math:       for query row t (position qp = pos0 + t, attending positions 0..qp) and head h
-//             (kv head h / (N_HEADS / N_KV_HEADS)), slice s = [s * SPLIT, min((s+1) SPLIT, qp+1)):
+// math:       for query row t (position qp = pos0 + t, attending positions lo..qp: lo = 0, or
+//             qp + 1 - WINDOW in a layer with a sliding window) and head h (kv head
+//             h / (N_HEADS / N_KV_HEADS)), slice s = [max(s * SPLIT, lo), min((s+1) SPLIT, qp+1)):
 //             sc[p] = q . k[p] * SCALE; m = max sc; l = sum exp(sc - m); acc = sum exp(sc - m) v[p]
+//             (a slice wholly before lo is empty: m = -3e38, l = 0, acc = 0, weighed 0 by attn_combine)
 //             DIRECT: out[t, h] = acc / l
 // fuses:      scores, max, exp, sum, weighted sum of values (5 elementwise/reduction
 //             dispatches of an eager graph, plus the scale and the mask)
@@ -19,7 +21,8 @@
 //             f32 read | 3 kc (N_CTX, KV_DIM) f32 read | 4 vc (N_CTX, KV_DIM) f32 read
 //             | 5 st (ST_LEN) u32 read: ST_POS = pos0
 // injected:   WG, SGS, TPR (= WG), N_HEADS, N_KV_HEADS, HD, D4 (= HD / 4), Q_DIM, KV_DIM,
-//             N_CTX, SPLIT, N_SPLIT, SCALE (1/sqrt(HD) rounded to f32 as cpu-ref), DIRECT, ST_*
+//             N_CTX, SPLIT, N_SPLIT, SCALE (1/sqrt(HD) rounded to f32 as cpu-ref), DIRECT,
+//             WINDOW (the layer's sliding window, 0: none), ST_*
 @group(0) @binding(0) var<storage, read_write> out:  array<vec4<f32>>; // (rows, Q_DIM) f32
 @group(0) @binding(1) var<storage, read_write> part: array<vec4<f32>>; // partials
 @group(0) @binding(2) var<storage, read>       q:    array<vec4<f32>>; // (rows, Q_DIM) f32
@@ -41,8 +44,9 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: 
     let s     = wid.y;
     let t     = wid.z;
     let n_pos = st[ST_POS] + t + 1u;
-    let p0    = s * SPLIT;
-    let p1    = min(p0 + SPLIT, n_pos);
+    let lo    = select(0u, n_pos - WINDOW, WINDOW > 0u && n_pos > WINDOW);
+    let p0    = max(s * SPLIT, lo);
+    let p1    = min(s * SPLIT + SPLIT, n_pos);
     let kvo   = (h / (N_HEADS / N_KV_HEADS)) * D4; // this head's kv slice, in vec4
     let qo    = (t * Q_DIM + h * HD) / 4u;
     if (li < D4) {

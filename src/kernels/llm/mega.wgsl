@@ -2,7 +2,8 @@
 // fusion dial (plan mega, src/llm/gpu/plan_mega.c; docs/fusion.md).
 // math:       for each layer l, as the roles plan and cpu-ref compute it:
 //             xn = rmsnorm(x) * attn_norm; [q; k; v] = W_qkv xn + b; RoPE on q, k; k, v into
-//             the cache at pos; att = softmax(q k^T * SCALE) v over positions 0..pos (GQA);
+//             the cache at pos; att = softmax(q k^T * SCALE) v over positions 0..pos (GQA;
+//             from pos + 1 - WINDOW in the layers l >= SWA_FIRST of a sliding window);
 //             x += Wo att; xn = rmsnorm(x) * ffn_norm; h = silu(W_gate xn) * (W_up xn);
 //             x += W_down h
 // fuses:      the whole layer stack: 5 dispatches a layer in the roles plan, 46 in ops, here 1
@@ -33,7 +34,8 @@
 //             coroutine suspend point, and unrolled loops or inlined copies multiplied them until
 //             LLVM's coroutine split (at the first dispatch) ran for minutes
 // fragments:  lib_reduce_*, lib_wchunk, lib_pairs
-// injected:   WG, TPR, GPW, SGS, WF16, U, N_LAYERS, w1, w2, wld (by NA), MP, LT, KC_D, KC_Q, KC_H, MPG, SC_XN, SC_Q,
+// injected:   WG, TPR, GPW, SGS, WF16, U, N_LAYERS, WINDOW, SWA_FIRST, w1, w2, wld (by NA), MP,
+//             LT, KC_D, KC_Q, KC_H, MPG, SC_XN, SC_Q,
 //             SC_ATT, SC_H, SC_Y (plan_mega.c); DIM, DIMP, Q_DIM, KV_DIM, N_HEADS, N_KV_HEADS,
 //             HD, D4, HALF, ROT, ALL_PAIRS, HIDDEN, N_CTX, EPS, SCALE, ST_* (gr_kernels.c)
 @group(0) @binding(0) var<storage, read_write> x:    array<vec4<f32>>; // (DIMP) f32
@@ -180,9 +182,12 @@ fn kv4(i: u32) -> vec4<f32> {
     return vec4<f32>(kv[i], kv[i + 1u], kv[i + 2u], kv[i + 3u]);
 }
 
-// sc.ATT = softmax(q k^T * SCALE) v over positions 0..pos, head by head (GQA)
+// sc.ATT = softmax(q k^T * SCALE) v over positions 0..pos (within the layer's window), head by
+// head (GQA)
 fn attention(l: u32, li: u32) {
     let n_pos = st[ST_POS] + 1u;
+    let win   = select(0u, WINDOW, l >= SWA_FIRST);
+    let p0    = select(0u, n_pos - win, win > 0u && n_pos > win);
     let kb    = l * 2u * N_CTX * KV_DIM; // this layer's k, then v (f32 elements)
     let vb    = kb + N_CTX * KV_DIM;
     let d4    = li % D4;
@@ -196,7 +201,7 @@ fn attention(l: u32, li: u32) {
         var m   = NEG;
         var s   = 0.0;
         var a   = vec4<f32>(0.0);
-        for (var blk = 0u; blk < n_pos; blk += WG) {
+        for (var blk = p0; blk < n_pos; blk += WG) {
             let p  = blk + li;
             var sv = NEG;
             if (p < n_pos) {

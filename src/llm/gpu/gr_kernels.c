@@ -363,6 +363,7 @@ enum wgf_status gr_emit_attn_split(struct gr *g, wgf_schedule *s, int l, bool pr
     if (!prefill) cfg.tpr = g->att_wg; /* one workgroup of att_wg invocations per (head, slice) */
     pre_model(g, &p, cfg);
     wgf_prelude_bool(&p, "DIRECT", direct, direct ? "one slice: write the normalised output" : "write partials");
+    wgf_prelude_u32(&p, "WINDOW", (uint32_t)wgf_llm_layer_window(&g->c, l), "this layer's sliding window (0: none)");
     st.b[st.nb++] = direct ? B(prefill ? g->ATT : g->att, 0, 0) : B(g->zero, 0, 0);
     st.b[st.nb++] = B(g->part, 0, 0);
     st.b[st.nb++] = B(prefill ? g->Q : g->q, 0, 0);

@@ -111,6 +111,7 @@ enum wgf_status gr_op_unary(struct gr *g, wgf_schedule *s, const char *op_name, 
     rows_pre(g, &p, rows, len);
     wgf_prelude_u32(&p, "OP", op, op_name);
     wgf_prelude_f32(&p, "C", c, "the constant of OPU_ADD_C / OPU_MUL_C");
+    wgf_prelude_u32(&p, "WIN", op == WGF_OPU_MASK ? (uint32_t)c : 0, "OPU_MASK: the sliding window (0: none), passed as c");
     wgf_prelude_u32(&p, "AS", rs, "a row stride");
     wgf_prelude_u32(&p, "YS", rs, "y row stride");
     bind_ya(g, &st, &p, y, a);

@@ -148,6 +148,8 @@ enum wgf_status gr_plan_mega_layers(struct gr *g, wgf_schedule *s, struct wgf_er
     wgf_prelude_bool(&p, "WF16", g->f16, g->f16 ? "weights: f16 pairs packed in u32" : "weights: f32");
     bool cpu = !strcmp(wgf_ctx_adapter(g->ctx)->type, "cpu");
     wgf_prelude_u32(&p, "U", cpu ? 1 : MEGA_U, "chunks per row each invocation loads before the first is used");
+    wgf_prelude_u32(&p, "WINDOW", (uint32_t)g->c.sliding_window, "the sliding window (0: none)");
+    wgf_prelude_u32(&p, "SWA_FIRST", (uint32_t)g->c.swa_first_layer, "the first layer with the window");
     /* the arenas past w0 that the layers use, and the load that picks one */
     static const char *const wld[MEGA_ARENAS] = {
         "fn wld(a: u32, i: u32) -> vec4<u32> { return w0[i]; } // one weight arena",

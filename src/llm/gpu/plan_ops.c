@@ -120,10 +120,11 @@ static enum wgf_status layer(struct plan *P, int l)
     /* the KV cache at st.pos: kc[pos] = k, vc[pos] = v */
     if ((r = gr_op_kv_store(g, s, l, true, T(o->kr), e)) || (r = gr_op_kv_store(g, s, l, false, TO(kv, KV), e)))
         return r;
-    /* attention over positions 0..pos: scores q k^T, * 1/sqrt(head_dim), + causal mask */
+    /* attention over positions 0..pos: scores q k^T, * 1/sqrt(head_dim), + causal mask (and
+     * the layer's sliding window, passed as the op's constant) */
     if ((r = gr_op_attn_scores(g, s, l, T(o->s), T(o->qr), e)) ||
         (r = gr_op_unary(g, s, "scale", WGF_OPU_MUL_C, g->scale, T(o->ss), T(o->s), H, 0, e)) ||
-        (r = gr_op_unary(g, s, "mask", WGF_OPU_MASK, 0, T(o->sm), T(o->ss), H, 0, e)))
+        (r = gr_op_unary(g, s, "mask", WGF_OPU_MASK, (float)wgf_llm_layer_window(&g->c, l), T(o->sm), T(o->ss), H, 0, e)))
         return r;
     /* softmax: max, exp(s - max), sum, / sum */
     if ((r = gr_op_reduce(g, s, "max", WGF_OPR_MAX, T(o->max), T(o->sm), H, 0, e)) ||
