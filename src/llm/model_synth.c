@@ -233,6 +233,7 @@ static enum wgf_status synth(const char *shape, enum wgf_dtype dtype, const char
     c->tie_embeddings = sh->tied;
     c->attn_bias      = sh->bias;
     c->bos_id         = -1;
+    if (sh->arch == WGF_ARCH_PHI3) c->sliding_window = 2047; /* Phi-3-mini-4k's config.json */
     if (sh->arch == WGF_ARCH_LLAMA) { /* Llama 3.2's rope_scaling */
         c->rope_scaling.type             = WGF_ROPE_SCALING_LLAMA3;
         c->rope_scaling.factor           = 32.0f;
