@@ -201,10 +201,28 @@ static enum wgf_status parse_root(struct jctx *c, const json_t *root, struct wgf
             const json_t *mw = json_object_get(root, "max_window_layers");
             if (mw && !json_is_null(mw) && (!json_is_integer(mw) || json_integer_value(mw) < 0))
                 return wgf_fail(c->err, WGF_ERR_FORMAT, "%s: field 'max_window_layers' is not a layer count", c->path);
-            json_int_t first = json_is_integer(mw) ? json_integer_value(mw) : 28;
-            if (first >= cfg->n_layers) cfg->sliding_window = 0; /* no layer slides */
-            else cfg->swa_first_layer = (int)first;
+            json_int_t mwl = json_is_integer(mw) ? json_integer_value(mw) : 28;
+            cfg->swa_first_layer = mwl < cfg->n_layers ? (int)mwl : cfg->n_layers;
         }
+        /* transformers >= 4.53 writes the layers' kinds out ("layer_types"), which then win
+         * over max_window_layers: the sliding ones must be a suffix here */
+        const json_t *lt = json_object_get(root, "layer_types");
+        if (lt && !json_is_null(lt)) {
+            if (!json_is_array(lt) || json_array_size(lt) != (size_t)cfg->n_layers)
+                return wgf_fail(c->err, WGF_ERR_FORMAT, "%s: field 'layer_types' is not a list of num_hidden_layers (%d) entries", c->path, cfg->n_layers);
+            int first = -1;
+            for (int i = 0; i < cfg->n_layers; i++) {
+                const char *k = json_string_value(json_array_get(lt, (size_t)i));
+                if (!k || (strcmp(k, "full_attention") && strcmp(k, "sliding_attention")))
+                    return wgf_fail(c->err, WGF_ERR_FORMAT, "%s: field 'layer_types'[%d] is not \"full_attention\" or \"sliding_attention\"", c->path, i);
+                bool sl = !strcmp(k, "sliding_attention");
+                if (sl && first < 0) first = i;
+                if (!sl && first >= 0)
+                    return wgf_fail(c->err, WGF_ERR_UNSUPPORTED, "%s: field 'layer_types': layer %d has full attention after sliding layer %d (only the last layers may slide)", c->path, i, first);
+            }
+            cfg->swa_first_layer = first < 0 ? cfg->n_layers : first;
+        }
+        if (cfg->swa_first_layer >= cfg->n_layers) cfg->sliding_window = cfg->swa_first_layer = 0; /* no layer slides */
     }
     bool mb = false;
     if ((st = j_bool(c, root, "mlp_bias", &mb))) return st;

@@ -288,6 +288,12 @@ static void test_config(struct wgf_t *t)
         {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":true,\"max_window_layers\":2", 0, 0},
         {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":true,\"max_window_layers\":-1", -1, 0},
         {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":true,\"max_window_layers\":\"1\"", -1, 0},
+        {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":true,\"layer_types\":[\"full_attention\",\"sliding_attention\"]", 32, 1},
+        {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":true,\"max_window_layers\":0,\"layer_types\":[\"full_attention\",\"full_attention\"]", 0, 0},
+        {"phi3", ",\"sliding_window\":47,\"layer_types\":[\"sliding_attention\",\"sliding_attention\"]", 47, 0},
+        {"phi3", ",\"sliding_window\":47,\"layer_types\":[\"sliding_attention\",\"full_attention\"]", -1, 0},
+        {"phi3", ",\"sliding_window\":47,\"layer_types\":[\"sliding_attention\"]", -1, 0},
+        {"phi3", ",\"sliding_window\":47,\"layer_types\":[\"sliding_attention\",\"chunked\"]", -1, 0},
         {"phi3", ",\"sliding_window\":\"47\"", -1, 0},      {"phi3", ",\"sliding_window\":0", -1, 0},
         {"qwen2", ",\"sliding_window\":32,\"use_sliding_window\":1", -1, 0},
         {"llama", ",\"sliding_window\":32,\"use_sliding_window\":true", 0, 0},
@@ -300,7 +306,8 @@ static void test_config(struct wgf_t *t)
         enum wgf_status ss = wgf__hf_config_parse("sw.json", js, strlen(js), &c, &e);
         snprintf(nm, sizeof nm, "config: %s%s", sw[i].arch, sw[i].extra);
         if (sw[i].want < 0)
-            wgf_t_check(t, ss == WGF_ERR_FORMAT && strstr(e.msg, "_window"), nm, "status %d: %s", (int)ss, e.msg);
+            wgf_t_check(t, (ss == WGF_ERR_FORMAT || ss == WGF_ERR_UNSUPPORTED) && (strstr(e.msg, "_window") || strstr(e.msg, "layer_types")),
+                        nm, "status %d: %s", (int)ss, e.msg);
         else
             wgf_t_check(t, ss == WGF_OK && c.sliding_window == sw[i].want && c.swa_first_layer == sw[i].first, nm,
                         "status %d %s: window %d from layer %d, want %d from %d", (int)ss, ss ? e.msg : "", c.sliding_window,
