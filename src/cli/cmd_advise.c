@@ -416,6 +416,7 @@ int wgf_cmd_advise(int argc, char **argv)
                                              .act_i8x3     = bk.act_i8x3,
                                              .n_ctx        = ctx_len ? ctx_len : wgf_cli_default_ctx(&m->cfg)};
         struct wgf_llm_advice          a;
+        if (ctx_len) wgf_cli_note_ctx(m, "--ctx", ctx_len);
         if (wgf_llm_advise(ctx, m, &bo, &cal.dev, !no_probe && wgf_cli_calibration_local(file), &a, &err)) {
             wgf_cli_error("advise: %s", err.msg);
             rc = 1;

@@ -135,6 +135,16 @@ int main(void)
     /* two synthetic devices */
     device(devA, 1000, 100, 100, 1000, 1000);
     device(devB, 0.5, 100, 1, 1000, 10);
+    /* --ctx past the shape's trained context (tiny: 2048): the note run and serve give */
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd, "{ '%s' --quiet advise --shape tiny --no-probe --ctx %d --calibration '%s' 2>&1 >/dev/null; }",
+                 cli, k ? 2048 : 2049, devA);
+        rc = wgf_t_run(cmd, out, sizeof out);
+        bool note = strstr(out, "note: --ctx 2049 is above the model's trained context 2048") != NULL;
+        wgf_t_check(&t, rc == 0 && (k ? !strstr(out, "trained context") : note),
+                    k ? "advise --ctx at the trained context: no note" : "advise --ctx past the trained context: the note",
+                    "exit %d: %.300s", rc, out);
+    }
     const char *want[2] = {"mega", "roles"};
     const char *dev[2]  = {devA, devB};
     for (int i = 0; i < 2; i++) {
