@@ -8,6 +8,8 @@
  * Limits, all per request (docs/serve.md):
  *   - body: Content-Length above max_body -> 413 before a byte of it is read; a chunked body
  *     growing past it -> the connection is closed; neither header on a POST -> 411;
+ *   - framing: two Content-Lengths or Transfer-Encodings, both, or a coding other than chunked
+ *     -> 400 / 501 before the body, and the connection closed (framing_error);
  *   - headers: 64 KiB of request line + headers (libmicrohttpd answers 431 past it);
  *   - time to deliver a request: read_timeout_s from the connection's start (or the previous
  *     request's end) to the last byte of the body, enforced by a watchdog thread that shuts
@@ -81,6 +83,8 @@ struct req {
     char                   method[16], path[96];
     enum serve_kind        kind;
     bool                   routed, body_done, too_big;
+    bool                   close;  /* answer with "Connection: close" (a framing error)         */
+    const char            *allow;  /* a 405's Allow header: the path's methods                  */
     char                  *body;
     size_t                 len, cap;
     int                    status;
@@ -145,7 +149,8 @@ static enum MHD_Result respond_text(struct req *q, int status, char *body, const
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
     if (status == 401) MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
-    if (atomic_load(&q->s->stopping)) MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    if (status == 405 && q->allow) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, q->allow);
+    if (q->close || atomic_load(&q->s->stopping)) MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     q->status            = status;
     enum MHD_Result rc   = MHD_queue_response(q->conn, (unsigned)status, r);
     MHD_destroy_response(r);
@@ -235,6 +240,27 @@ static json_t *text_or_bytes(const char *t, size_t n)
     return a;
 }
 
+/* Append n bytes to a growing buffer (kept NUL-terminated); false when out of memory. */
+static bool buf_add(char **b, size_t *len, size_t *cap, const char *add, size_t n)
+{
+    size_t need;
+    if (!wgf_add_size(*len, n + 1, &need)) return false;
+    if (need > *cap) {
+        size_t c = *cap ? *cap : 256;
+        while (c < need) c *= 2;
+        char *p = realloc(*b, c);
+        if (!p) return false;
+        *b = p, *cap = c;
+    }
+    memcpy(*b + *len, add, n);
+    *len += n;
+    (*b)[*len] = 0;
+    return true;
+}
+
+/* The answer is written as text, a few bytes per token: a 4 MiB body is millions of tokens,
+ * and one jansson object per token (hundreds of bytes each, more with a piece) made a single
+ * request hold gigabytes. */
 static enum MHD_Result handle_tokenize(struct req *q, const struct serve_request *r)
 {
     const struct wgf_tokenizer *tok = q->s->cfg.tok;
@@ -244,20 +270,35 @@ static enum MHD_Result handle_tokenize(struct req *q, const struct serve_request
     unsigned flags = (r->parse_special ? WGF_TOK_PARSE_SPECIAL : 0u) | (r->add_special ? WGF_TOK_ADD_BOS : 0u);
     if (wgf_tokenizer_encode_ex(tok, r->prompt, r->prompt_len, flags, &ids, &n, &err))
         return fail(q, 400, "content", "content: %s", err.msg);
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < n; i++) {
-        if (!r->with_pieces) {
-            json_array_append_new(a, json_integer(ids[i]));
-            continue;
-        }
+    char  *out = NULL;
+    size_t len = 0, cap = 0;
+    bool   ok  = buf_add(&out, &len, &cap, "{\"tokens\":[", 11);
+    for (size_t i = 0; ok && i < n; i++) {
+        char head[48];
+        int  k = snprintf(head, sizeof head, r->with_pieces ? "%s{\"id\":%d,\"piece\":" : "%s%d", i ? "," : "", (int)ids[i]);
+        ok     = buf_add(&out, &len, &cap, head, (size_t)k);
+        if (!ok || !r->with_pieces) continue;
         char  *piece = NULL;
         size_t pl    = 0;
-        if (wgf_tokenizer_decode(tok, &ids[i], 1, true, &piece, &pl, &err)) break;
-        json_array_append_new(a, json_pack("{s:i, s:o}", "id", (int)ids[i], "piece", text_or_bytes(piece, pl)));
+        if (wgf_tokenizer_decode(tok, &ids[i], 1, true, &piece, &pl, &err)) {
+            free(ids);
+            free(out);
+            return fail(q, 500, NULL, "tokenize: %s", err.msg);
+        }
+        json_t *pj = text_or_bytes(piece, pl);
         free(piece);
+        char *ps = pj ? json_dumps(pj, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+        json_decref(pj);
+        ok = ps && buf_add(&out, &len, &cap, ps, strlen(ps)) && buf_add(&out, &len, &cap, "}", 1);
+        free(ps);
     }
+    ok = ok && buf_add(&out, &len, &cap, "]}", 2);
     free(ids);
-    return respond_json(q, 200, json_pack("{s:o}", "tokens", a));
+    if (!ok) {
+        free(out);
+        out = NULL; /* respond_text answers 500 "out of memory" */
+    }
+    return respond_text(q, 200, out, "application/json");
 }
 
 static enum MHD_Result handle_detokenize(struct req *q, const struct serve_request *r)
@@ -280,14 +321,7 @@ static enum MHD_Result handle_detokenize(struct req *q, const struct serve_reque
         const char *t;
         size_t      tl;
         ok = (i < r->n_ids ? wgf_detok_push(dt, r->ids[i], &t, &tl, &err) : wgf_detok_flush(dt, &t, &tl, &err)) == WGF_OK;
-        if (ok && len + tl + 1 > cap) {
-            size_t nc = cap ? cap * 2 : 256;
-            while (nc < len + tl + 1) nc *= 2;
-            char *p = realloc(out, nc);
-            if (!p) ok = false;
-            else out = p, cap = nc;
-        }
-        if (ok) memcpy(out + len, t, tl), len += tl;
+        ok = ok && buf_add(&out, &len, &cap, t, tl);
     }
     wgf_detok_free(dt);
     json_t *o = ok ? json_pack("{s:s%}", "content", out ? out : "", len) : NULL;
@@ -551,6 +585,13 @@ static void clean_path(char *dst, size_t cap, const char *src)
     dst[i] = 0;
 }
 
+/* The request's method is the route's, or HEAD for a GET route (RFC 9110 9.3.2: the same
+ * answer; libmicrohttpd leaves the body out). */
+static bool method_is(const char *method, const char *route_method)
+{
+    return !strcmp(method, route_method) || (!strcmp(route_method, "GET") && !strcmp(method, "HEAD"));
+}
+
 static enum MHD_Result dispatch_body(struct req *q)
 {
     struct serve_request r;
@@ -562,6 +603,39 @@ static enum MHD_Result dispatch_body(struct req *q)
     else rc = handle_generate(q, &r);
     serve_request_free(&r);
     return rc;
+}
+
+struct framing {
+    int content_length, transfer_encoding; /* how many of each header                     */
+};
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind, (void)value;
+    struct framing *f = cls;
+    if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) f->content_length++;
+    if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) f->transfer_encoding++;
+    return MHD_YES;
+}
+
+/* A request whose body cannot be delimited safely (RFC 9112 6.1, 6.3): two Content-Lengths
+ * or Transfer-Encodings, both headers, or a transfer coding other than chunked. libmicrohttpd
+ * takes the first Content-Length (a proxy in front may take another: request smuggling) and
+ * waits for a body of an unknown coding until --read-timeout. 0, or -1 with *e set (400,
+ * 501); the answer closes the connection. */
+static int framing_error(struct MHD_Connection *c, struct serve_error *e)
+{
+    struct framing f = {0, 0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+    const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    if (f.content_length > 1 || f.transfer_encoding > 1)
+        return serve_error_set(e, 400, NULL, "%d Content-Length and %d Transfer-Encoding headers: send one",
+                               f.content_length, f.transfer_encoding);
+    if (f.content_length && f.transfer_encoding)
+        return serve_error_set(e, 400, NULL, "%s", "both Content-Length and Transfer-Encoding: send one of them");
+    if (te && strcasecmp(te, "chunked"))
+        return serve_error_set(e, 501, NULL, "Transfer-Encoding '%.64s' is not supported (chunked is)", te);
+    return 0;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -582,17 +656,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         atomic_fetch_add(&s->active, 1);
 
         if (atomic_load(&s->stopping)) return fail(q, 503, NULL, "%s", "the server is shutting down");
+        struct serve_error fe;
+        if (framing_error(c, &fe)) {
+            q->close = true;
+            return respond_error(q, &fe);
+        }
         const struct route *rt = NULL;
         bool                path_known = false;
         const char         *model_id   = NULL;
         for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
             if (!strcmp(url, routes[i].path)) {
                 path_known = true;
-                if (!strcmp(method, routes[i].method)) rt = &routes[i];
+                if (method_is(method, routes[i].method)) rt = &routes[i];
+                q->allow = !strcmp(routes[i].method, "GET") ? "GET, HEAD" : routes[i].method;
             }
         if (!strncmp(url, "/v1/models/", 11)) {
             path_known = true;
-            if (!strcmp(method, "GET")) rt = &routes[4], model_id = url + 11;
+            q->allow   = "GET, HEAD";
+            if (method_is(method, "GET")) rt = &routes[4], model_id = url + 11;
         }
         if (!path_known) return fail(q, 404, NULL, "no endpoint %s (docs/serve.md lists them)", q->path);
         if (!rt) {

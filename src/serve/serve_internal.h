@@ -24,7 +24,7 @@ enum serve_kind { SERVE_CHAT, SERVE_COMPLETION, SERVE_TOKENIZE, SERVE_DETOKENIZE
 
 /* An OpenAI error object: {"error": {"message", "type", "param", "code"}} with its status. */
 struct serve_error {
-    int         http;      /* 400, 401, 404, 405, 411, 413, 422, 500, 503                 */
+    int         http;      /* 400, 401, 404, 405, 411, 413, 422, 500, 501, 503            */
     const char *type;      /* "invalid_request_error", "authentication_error", ...        */
     const char *code;      /* NULL or "context_length_exceeded", "invalid_api_key", ...   */
     char        param[64]; /* the field at fault, "" when none                            */

@@ -16,6 +16,21 @@
 
 #include "serve/serve_internal.h"
 
+/* Messages quote user input (a path, jansson's "near '...'"), which may not be UTF-8: each
+ * byte that forms no character becomes '?', so the rest of the message survives (cutting at
+ * the first bad byte left "model '" of "model '\xff' does not exist on this server"). */
+static void utf8_scrub(char *s)
+{
+    for (size_t i = 0; s[i];) {
+        unsigned char c = (unsigned char)s[i];
+        size_t        k = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        size_t        j = 1;
+        while (k && j < k && ((unsigned char)s[i + j] & 0xC0) == 0x80) j++; /* stops at the NUL */
+        if (!k || j < k) s[i++] = '?';
+        else i += k;
+    }
+}
+
 int serve_error_set(struct serve_error *e, int http, const char *param, const char *fmt, ...)
 {
     e->http = http;
@@ -35,30 +50,23 @@ int serve_error_set(struct serve_error *e, int http, const char *param, const ch
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
     wgf_one_line(e->msg); /* a quoted snippet of the body (jansson's "near '...'") may hold one */
+    utf8_scrub(e->msg);
     return -1;
-}
-
-/* Bytes of a valid UTF-8 prefix cut at a character boundary (messages quote user input). */
-static size_t utf8_clean_len(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        size_t        k = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-        if (!k || i + k > n) break;
-        size_t j = 1;
-        while (j < k && ((unsigned char)s[i + j] & 0xC0) == 0x80) j++;
-        if (j < k) break;
-        i += k;
-    }
-    return i;
 }
 
 char *serve_error_json(const struct serve_error *e)
 {
     json_t *err = json_object();
     if (!err) return NULL;
-    json_object_set_new(err, "message", json_stringn(e->msg, utf8_clean_len(e->msg, strlen(e->msg))));
+    json_t *m = json_string(e->msg);
+    if (!m) { /* still refused by jansson (an overlong form, a surrogate): ASCII only */
+        char   a[sizeof e->msg];
+        size_t n = strnlen(e->msg, sizeof a - 1);
+        for (size_t i = 0; i < n; i++) a[i] = (unsigned char)e->msg[i] < 0x80 ? e->msg[i] : '?';
+        a[n] = 0;
+        m = json_string(a);
+    }
+    json_object_set_new(err, "message", m);
     json_object_set_new(err, "type", json_string(e->type ? e->type : "invalid_request_error"));
     json_object_set_new(err, "param", e->param[0] ? json_string(e->param) : json_null());
     json_object_set_new(err, "code", e->code ? json_string(e->code) : json_null());

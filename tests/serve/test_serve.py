@@ -67,11 +67,11 @@ def check(ok, name, detail=""):
 # ---- the server process ------------------------------------------------------------------------
 
 class Server:
-    def __init__(self, model, *args, name="srv"):
+    def __init__(self, model, *args, name="srv", env=None):
         self.log = os.path.join(TMP, name + ".log")
         self.errf = open(self.log, "w", encoding="utf-8")
         self.p = subprocess.Popen([CLI, "serve", "-m", model, "--port", "0", *args], stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.DEVNULL, stderr=self.errf)
+                                  stdout=subprocess.DEVNULL, stderr=self.errf, env=env)
         self.port = None
         t_end = time.time() + 120
         while time.time() < t_end and self.p.poll() is None:
@@ -87,9 +87,9 @@ class Server:
         with open(self.log, encoding="utf-8", errors="replace") as f:
             return f.read()
 
-    def rss_kb(self):
+    def rss_kb(self, field="VmRSS"):
         with open(f"/proc/{self.p.pid}/status", encoding="utf-8") as f:
-            return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+            return int(re.search(field + r":\s+(\d+)", f.read()).group(1))
 
     def stop(self, sig=signal.SIGTERM, timeout=60):
         t0 = time.time()
@@ -551,6 +551,63 @@ def test_load(small):
         check(rc == 0, "load server: SIGTERM -> exit 0", rc)
 
 
+def test_http_framing_and_tokenize_memory(small):
+    """What a hostile client (or a proxy that delimits bodies otherwise) sends: two Content-Lengths,
+    Content-Length with Transfer-Encoding, a coding other than chunked -> 400 / 501 at once and the
+    connection closed (before: the first Content-Length was taken, the rest read as the next
+    request; an unknown coding held the connection until --read-timeout); a 405 carries Allow and
+    HEAD works on a GET endpoint (RFC 9110); an error message quoting a path that is not UTF-8 is
+    whole (before: cut at the first bad byte); /tokenize with_pieces on a 3 MB body (1M tokens) holds
+    memory of the order of its answer (before: a JSON object per token, gigabytes per 4 MiB body)."""
+    env = dict(os.environ)
+    if SLOW:  # ASan's quarantine (256 MB) would hide the growth this measures
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=1"
+    srv = Server(small, name="http", env=env)
+    port = srv.port
+    try:
+        body = json.dumps(chat_body("hi", n=2)).encode()
+        chunked = b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n"
+        head = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        for name, req, want in (
+                ("two Content-Length headers", head + b"Content-Length: 5\r\nContent-Length: %d\r\n\r\n" % len(body) + body,
+                 400),
+                ("Content-Length and Transfer-Encoding", head + b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                 chunked, 400),
+                ("Transfer-Encoding gzip", head + b"Transfer-Encoding: gzip\r\n\r\n" + body, 501)):
+            t0 = time.time()
+            raw = raw_exchange(port, req, read_timeout=8)
+            took = time.time() - t0
+            check(status_of(raw) == want and b"\r\nconnection: close\r\n" in raw.lower() and took < 5,
+                  f"{name} -> {want} at once, connection closed", f"{took:.1f}s {raw[:300]!r}")
+        raw = raw_exchange(port, head + b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + chunked)
+        check(status_of(raw) == 200, "a chunked body alone is served", raw[:300])
+        raw = raw_exchange(port, b"GET /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        check(status_of(raw) == 405 and b"\r\nAllow: POST\r\n" in raw, "405 carries Allow: POST", raw[:300])
+        raw = raw_exchange(port, b"HEAD /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        check(status_of(raw) == 200 and raw.endswith(b"\r\n\r\n"), "HEAD /health -> 200, no body", raw[:300])
+        raw = raw_exchange(port, b"GET /v1/models/a%ffb HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        check(status_of(raw) == 404 and b"model 'a?b' does not exist" in raw,
+              "an error message quoting bytes that are not UTF-8 keeps its rest ('?' for the bytes)", raw[:300])
+
+        n_tok = 1000000  # "\u00e9" is two byte tokens with the test tokenizer
+        rss0 = srv.rss_kb()
+        code, out = request(port, "POST", "/tokenize", {"content": "\u00e9" * (n_tok // 2), "with_pieces": True},
+                            timeout=600)
+        grew_mb = (srv.rss_kb("VmHWM") - rss0) / 1024
+        toks = jbody(out).get("tokens", [])
+        check(code == 200 and len(toks) == n_tok and toks[:2] == [{"id": toks[0]["id"], "piece": [0xC3]},
+                                                                    {"id": toks[1]["id"], "piece": [0xA9]}],
+              "/tokenize with_pieces: 1M tokens, each piece its bytes", f"{code} {len(toks)} {out[:200]!r}")
+        limit_mb = 100 * n_tok / 2**20 + 64  # the answer is 25 bytes a token
+        check(grew_mb < limit_mb, f"/tokenize with_pieces of 1M tokens: peak RSS growth {grew_mb:.0f} MB < {limit_mb:.0f} MB",
+              f"{grew_mb:.0f} MB")
+        code, _ = request(port, "GET", "/health")
+        check(code == 200, "still healthy after the framing probes", code)
+    finally:
+        rc, _ = srv.stop()
+        check(rc == 0, "http server: SIGTERM -> exit 0", rc)
+
+
 # ChatML that, as many models' templates do, refuses roles that do not alternate
 RAISING_TEMPLATE = """{% for m in messages %}{% if m.role != 'system' and (m.role == 'user') != (loop.index0 % 2 == (1 if messages[0].role == 'system' else 0)) %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}<|im_start|>{{ m.role }}
 {{ m.content }}<|im_end|>
@@ -611,7 +668,8 @@ def main():
         if not check(p.returncode == 0, f"make-test-model {os.path.basename(path)}", p.stderr):
             break
     else:
-        for t in (test_equality_and_endpoints, test_chat_template_flag, test_cancel_busy_and_sigterm, test_load):
+        for t in (test_equality_and_endpoints, test_http_framing_and_tokenize_memory, test_chat_template_flag,
+                  test_cancel_busy_and_sigterm, test_load):
             try:
                 t(small if t is not test_cancel_busy_and_sigterm else big)
             except Exception as e:  # a crash of the test itself is a failure, never a pass
