@@ -40,6 +40,9 @@ struct wgf_tokenizer;
 #define WGF_SERVE_DEFAULT_READ_S       15u        /* a request's headers + body arriving     */
 #define WGF_SERVE_MAX_MESSAGES         4096u      /* messages in one chat request            */
 #define WGF_SERVE_MAX_STOP             4u         /* stop strings (OpenAI's limit)            */
+#define WGF_SERVE_MAX_STOP_BYTES       1024u      /* bytes of one stop string: every token's
+                                                     text is matched against each (bounded
+                                                     work a token, not a request's size)     */
 
 struct wgf_serve_config {
     const char *host;       /* address to bind; NULL: "127.0.0.1"                         */

@@ -157,6 +157,8 @@ static int get_stop(json_t *o, struct serve_request *r, struct serve_error *e)
         size_t len = json_string_length(s);
         if (len == 0 || strlen(json_string_value(s)) != len)
             return serve_error_set(e, 400, "stop", "'stop' strings must be non-empty and hold no NUL");
+        if (len > WGF_SERVE_MAX_STOP_BYTES)
+            return serve_error_set(e, 400, "stop", "'stop' string %zu is %zu bytes (at most %u)", i, len, WGF_SERVE_MAX_STOP_BYTES);
         r->stop[i] = json_string_value(s);
     }
     r->stop[n] = NULL;

@@ -341,6 +341,10 @@ def test_equality_and_endpoints(small):
         err("max_tokens 1e12", 400, "POST", "/v1/chat/completions", {**ok_chat, "max_tokens": 1e12}, param="max_tokens")
         err("max_tokens 10^12", 400, "POST", "/v1/chat/completions", {**ok_chat, "max_tokens": 10**12}, param="max_tokens")
         err("n 2", 400, "POST", "/v1/chat/completions", {**ok_chat, "n": 2}, param="n")
+        err("5 stop strings", 400, "POST", "/v1/chat/completions", {**ok_chat, "stop": ["a", "b", "c", "d", "e"]},
+            param="stop")
+        err("a 1025-byte stop string", 400, "POST", "/v1/chat/completions", {**ok_chat, "stop": ["a", "x" * 1025]},
+            param="stop")
         err("presence_penalty", 400, "POST", "/v1/chat/completions", {**ok_chat, "presence_penalty": 0.5},
             param="presence_penalty")
         err("logprobs", 400, "POST", "/v1/completions", {"prompt": "x", "logprobs": 2}, param="logprobs")
