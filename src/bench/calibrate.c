@@ -358,16 +358,21 @@ static enum wgf_status get_str(json_t *o, const char *path, const char *key, cha
     return WGF_OK;
 }
 
-/* a finite number >= min (strictly > 0 when positive) */
-static enum wgf_status get_num(json_t *o, const char *path, const char *key, bool positive, double *dst,
+/* A finite number in [0, CAL_MAX] (> 0 when positive; a rate, one of the model's divisors, is 0
+ * (not measured) or at least CAL_MIN_RATE). No device comes near either bound (an H200 reads
+ * ~4,800 GB/s); past them the cost model's sums overflow: a hand-edited 1e308 printed
+ * "predicted inf ms, -nanx faster" with exit 0, and 1e-300 GB/s predicted 1e301 ms. */
+#define CAL_MAX      1e9
+#define CAL_MIN_RATE 1e-6
+static enum wgf_status get_num(json_t *o, const char *path, const char *key, bool positive, bool rate, double *dst,
                                struct wgf_err *err)
 {
     json_t *v = json_object_get(o, key);
     if (!json_is_number(v)) return wgf_fail(err, WGF_ERR_FORMAT, "%s: field '%s' missing or not a number", path, key);
     double d = json_number_value(v);
-    if (!isfinite(d) || d < 0 || (positive && d <= 0))
-        return wgf_fail(err, WGF_ERR_FORMAT, "%s: field '%s' is %g (must be %s)", path, key, d,
-                        positive ? "finite and > 0" : "finite and >= 0");
+    if (!isfinite(d) || d < 0 || d > CAL_MAX || (positive && d <= 0) || (rate && d > 0 && d < CAL_MIN_RATE))
+        return wgf_fail(err, WGF_ERR_FORMAT, "%s: field '%s' is %g (must be %s%g, %g])", path, key, d,
+                        positive ? "in [" : rate ? "0 or in [" : "in [", rate ? CAL_MIN_RATE : 0.0, CAL_MAX);
     *dst = d;
     return WGF_OK;
 }
@@ -389,30 +394,29 @@ static enum wgf_status cal_parse(json_t *root, const char *path, const wgf_ctx *
         (s = get_str(root, path, "backend", c->backend, sizeof c->backend, err)) ||
         (s = get_str(root, path, "webgpu_lib", c->webgpu_lib, sizeof c->webgpu_lib, err)) ||
         (s = get_str(root, path, "date", c->date, sizeof c->date, err)) ||
-        (s = get_num(root, path, "seconds", false, &c->seconds, err)))
+        (s = get_num(root, path, "seconds", false, false, &c->seconds, err)))
         return s;
     json_t *modes = json_object_get(root, "dispatch_us_by_mode"), *dev = json_object_get(root, "device");
     if (!json_is_object(modes) || !json_is_object(dev))
         return wgf_fail(err, WGF_ERR_FORMAT, "%s: 'dispatch_us_by_mode' or 'device' missing or not an object", path);
     for (int m = 0; m < WGF_MODE_COUNT; m++)
-        if ((s = get_num(modes, path, wgf_dispatch_mode_name((enum wgf_dispatch_mode)m), false, &c->mode_us[m], err)))
+        if ((s = get_num(modes, path, wgf_dispatch_mode_name((enum wgf_dispatch_mode)m), false, false, &c->mode_us[m], err)))
             return s;
     struct wgf_device_cost *d = &c->dev;
-    if ((s = get_num(dev, path, "dispatch_us", false, &d->dispatch_us, err)) ||
-        (s = get_num(dev, path, "read_gbps", true, &d->read_gbps, err)) ||
-        (s = get_num(dev, path, "read_gbps_wg", false, &d->read_gbps_wg, err)) ||
-        (s = get_num(dev, path, "gflops", true, &d->gflops, err)) ||
-        (s = get_num(dev, path, "gflops_wg", false, &d->gflops_wg, err)) ||
-        (s = get_num(dev, path, "barrier_ns", false, &d->barrier_ns, err)) ||
-        (s = get_num(dev, path, "subgroup_ns", false, &d->subgroup_ns, err)) ||
-        (s = get_num(dev, path, "dispatch_us_long", false, &d->dispatch_us_long, err)) ||
-        (s = get_num(dev, path, "len_short", false, &d->len_short, err)) ||
-        (s = get_num(dev, path, "len_long", false, &d->len_long, err)) ||
-        (s = get_num(dev, path, "serial_gflops_wg", false, &d->serial_gflops_wg, err)) ||
-        (s = get_num(dev, path, "serial_wg", false, &d->serial_wg, err)) ||
-        (s = get_num(dev, path, "workgroup_us", false, &d->workgroup_us, err)) ||
-        (s = get_num(dev, path, "chain_gflops", false, &d->chain_gflops, err)))
-        return s;
+    /* each field: > 0 required (positive), a rate (0 or >= CAL_MIN_RATE) */
+    const struct {
+        const char *key;
+        bool        positive, rate;
+        double     *dst;
+    } fields[] = {{"dispatch_us", false, false, &d->dispatch_us},     {"read_gbps", true, true, &d->read_gbps},
+                  {"read_gbps_wg", false, true, &d->read_gbps_wg},   {"gflops", true, true, &d->gflops},
+                  {"gflops_wg", false, true, &d->gflops_wg},         {"barrier_ns", false, false, &d->barrier_ns},
+                  {"subgroup_ns", false, false, &d->subgroup_ns},     {"dispatch_us_long", false, false, &d->dispatch_us_long},
+                  {"len_short", false, false, &d->len_short},         {"len_long", false, false, &d->len_long},
+                  {"serial_gflops_wg", false, true, &d->serial_gflops_wg}, {"serial_wg", false, false, &d->serial_wg},
+                  {"workgroup_us", false, false, &d->workgroup_us},   {"chain_gflops", false, true, &d->chain_gflops}};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if ((s = get_num(dev, path, fields[i].key, fields[i].positive, fields[i].rate, fields[i].dst, err))) return s;
     if (ctx) {
         const struct wgf_adapter_desc *ad  = wgf_ctx_adapter(ctx);
         const char                    *lib = wgf_ctx_lib_path(ctx) ? wgf_ctx_lib_path(ctx) : "";

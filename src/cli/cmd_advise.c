@@ -307,6 +307,7 @@ int wgf_cmd_advise(int argc, char **argv)
     const char            *model = NULL, *shape = NULL, *file = NULL, *simw = NULL, *chunks = NULL;
     uint32_t               steps = 0, pop = 4096, hidden = 0, ep_steps = 0, longest = 0, batch = 1, gps = 10, ctx_len = 0;
     struct wgf_cli_backend bk = {0};
+    const char            *sim_flag = NULL, *llm_flag = NULL; /* a flag of one form only, for the check below */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (wgf_cli_is_help(a)) {
@@ -320,6 +321,7 @@ int wgf_cmd_advise(int argc, char **argv)
                 wgf_cli_error("advise: --backend, --plan and --autotune do not apply (every plan is predicted)");
                 return 2;
             }
+            llm_flag = a;
             continue;
         }
         const char *v = NULL;
@@ -332,6 +334,7 @@ int wgf_cmd_advise(int argc, char **argv)
         else if (!strcmp(a, "--llm") || !strcmp(a, "--shape") || !strcmp(a, "--calibration") || !strcmp(a, "--sim") ||
                  !strcmp(a, "--chunks")) {
             if (!(v = wgf_cli_flag_value(argc, argv, &i))) return 2;
+            if (!strcmp(a, "--chunks")) sim_flag = a;
             *(!strcmp(a, "--llm")     ? &model
               : !strcmp(a, "--shape") ? &shape
               : !strcmp(a, "--sim")   ? &simw
@@ -350,6 +353,7 @@ int wgf_cmd_advise(int argc, char **argv)
                       : !strcmp(a, "--ctx")           ? parse_u32(a, v, 1, 1u << 24, &ctx_len)
                                                       : parse_u32(a, v, 1, 100000, &gps);
             if (!ok) return 2;
+            *(!strcmp(a, "--batch") || !strcmp(a, "--ctx") ? &llm_flag : &sim_flag) = a;
         } else {
             wgf_cli_error("advise: unknown flag '%s' (see wgfuse advise --help)", a);
             return 2;
@@ -361,6 +365,9 @@ int wgf_cmd_advise(int argc, char **argv)
                       wgf_llm_synth_shapes());
         return 2;
     }
+    /* a flag of the other form would be ignored without a word (`--sim cartpole --batch 8`) */
+    if (sim_flag && !simw) return wgf_cli_error("advise: %s applies to --sim ENV", sim_flag), 2;
+    if (llm_flag && !model && !shape) return wgf_cli_error("advise: %s applies to --llm MODEL or --shape NAME", llm_flag), 2;
     if (calibrate && file) {
         wgf_cli_error("advise: --calibrate measures this adapter; --calibration FILE reads a description instead");
         return 2;

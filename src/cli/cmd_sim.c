@@ -229,7 +229,7 @@ static int cmd_train(int argc, char **argv)
     long   max_gens = 500, eval_eps = 100, v, mpi_timeout = 300;
     double target = default_target(w), d;
     char   out_default[256], adapter_sel[32];
-    const char *out = NULL, *rank_adapters = NULL;
+    const char *out = NULL, *rank_adapters = NULL, *ga_flag = NULL, *es_flag = NULL;
     c.pop = 1024;
     c.ga.elites = 16;
     for (int i = 2; i < argc; i++) {
@@ -273,22 +273,22 @@ static int cmd_train(int argc, char **argv)
             out = a, i++;
         } else if (!strcmp(f, "--elites")) {
             if (!wgf_cli_parse_long(f, a, 0, 1000000, &v)) return 2;
-            c.ga.elites = (int)v, elites_given = true, i++;
+            c.ga.elites = (int)v, elites_given = true, ga_flag = f, i++;
         } else if (!strcmp(f, "--tournament")) {
             if (!wgf_cli_parse_long(f, a, 1, 64, &v)) return 2;
-            c.ga.tournament = (int)v, i++;
+            c.ga.tournament = (int)v, ga_flag = f, i++;
         } else if (!strcmp(f, "--mut-rate")) {
             if (!wgf_cli_parse_double(f, a, 0, 1, &d)) return 2;
-            c.ga.mut_rate = (float)d, i++;
+            c.ga.mut_rate = (float)d, ga_flag = f, i++;
         } else if (!strcmp(f, "--mut-sigma")) {
             if (!wgf_cli_parse_double(f, a, 0, 100, &d)) return 2;
-            c.ga.mut_sigma = (float)d, i++;
+            c.ga.mut_sigma = (float)d, ga_flag = f, i++;
         } else if (!strcmp(f, "--es-sigma")) {
             if (!wgf_cli_parse_double(f, a, 1e-6, 100, &d)) return 2;
-            ec.sigma = (float)d, i++;
+            ec.sigma = (float)d, es_flag = f, i++;
         } else if (!strcmp(f, "--lr")) {
             if (!wgf_cli_parse_double(f, a, 1e-9, 100, &d)) return 2;
-            ec.lr = (float)d, i++;
+            ec.lr = (float)d, es_flag = f, i++;
         } else if (!strcmp(f, "--rank-adapters") && a) {
             rank_adapters = a, i++;
         } else if (!strcmp(f, "--mpi-timeout")) {
@@ -301,12 +301,15 @@ static int cmd_train(int argc, char **argv)
             return 2;
         }
     }
+    /* each algorithm's settings: given to the other, they would be ignored without a word */
+    if (es && ga_flag) return wgf_cli_error("sim train: %s applies to --algo ga, not es", ga_flag), 2;
+    if (!es && es_flag) return wgf_cli_error("sim train: %s applies to --algo es (the default is ga)", es_flag), 2;
+    if (es && c.pop % 2) c.pop++;
     if (!es && c.ga.elites < 1) return wgf_cli_error("sim train: the GA needs --elites >= 1 (genome 0 is the candidate)"), 2;
-    if (!es && c.ga.elites >= c.pop) {
+    if (c.ga.elites >= c.pop) { /* ES evolves no elites, but the population's GA settings are still checked */
         if (elites_given) return wgf_cli_error("sim train: --elites %d must be less than --pop %d", c.ga.elites, c.pop), 2;
         c.ga.elites = c.pop / 2; /* the default 16 does not fit a small population */
     }
-    if (es && c.pop % 2) c.pop++;
     if (!out) {
         snprintf(out_default, sizeof out_default, "%s.policy", wgf_sim_workload_info(w)->name);
         out = out_default;
@@ -584,6 +587,13 @@ static int cmd_trace(int argc, char **argv)
         for (int i = 0; i < n; i++) {
             double x;
             if (!wgf_cli_parse_double("--state", items[i], -1e30, 1e30, &x)) return free(copy), 2;
+            /* Acrobot wraps its angles into [-pi, pi] by steps of 2 pi, as Gymnasium does: from
+             * 1e9 on, x - 2 pi == x in float and the step never returned */
+            if (w == WGF_SIM_ACROBOT && i < 2 && fabs(x) > 1000) {
+                free(copy);
+                return wgf_cli_error("sim trace: --state: acrobot's theta%d %g is outside [-1000, 1000] (angles "
+                                     "wrap into [-pi, pi]: give one there)", i + 1, x), 2;
+            }
             s[i] = (float)x;
         }
         free(copy);
@@ -602,6 +612,22 @@ static int cmd_trace(int argc, char **argv)
     free(acts);
     free(acopy);
     if (na < 0 || !av) return free(av), na < 0 ? 2 : 1;
+    /* the whole trace stepped once before the first CSV line: a --state far outside the
+     * environment's range overflows float (CartPole's theta_dot^2) and would print nan rows */
+    float s0[WGF_SIM_MAX_STATE];
+    memcpy(s0, s, sizeof s0);
+    bool term0 = false;
+    for (int k = 0;; k++) {
+        bool finite = true;
+        for (int i = 0; i < wi->n_state; i++) finite = finite && isfinite(s0[i]);
+        if (!finite) {
+            free(av);
+            return wgf_cli_error("sim trace: --state %s: the %s state is not finite after step %d (out of the "
+                                 "environment's range)", state ? state : "(reset)", wi->name, k), 2;
+        }
+        if (k == na || term0) break;
+        wgf_sim_env_step(w, s0, av[k], &term0);
+    }
     static const char *names[3][4] = {{"x", "x_dot", "theta", "theta_dot"},
                                       {"theta1", "theta2", "dtheta1", "dtheta2"},
                                       {"position", "velocity", "", ""}};
@@ -731,10 +757,16 @@ static int cmd_bench(int argc, char **argv)
         enum wgf_sim_workload w;
         if (wgf_sim_workload_parse(W[i], &w, &err) != WGF_OK) goto usage_err;
     }
+    bool any_auto = false;
     for (int i = 0; i < ns; i++) {
         enum wgf_sim_strategy st;
         int k;
+        any_auto = any_auto || !strcmp(S[i], "auto");
         if (strcmp(S[i], "auto") && wgf_sim_strategy_parse(S[i], &st, &k, &err) != WGF_OK) goto usage_err;
+    }
+    if (autotune && !any_auto) { /* as train: nothing else to time, it would be ignored */
+        wgf_cli_error("sim bench: --autotune applies to --strategy auto");
+        goto out;
     }
     long tmp;
     for (int i = 0; i < np; i++)

@@ -4,7 +4,8 @@
  *     against the same adapter;
  *   - refused with WGF_ERR_FORMAT and a message naming the file: not JSON, cut short (every
  *     prefix of the file tried), another format version, another format, a missing field, a
- *     zero rate, a negative cost, a string where a number goes, another adapter;
+ *     zero rate, a negative cost, a number no device has (above 1e9, or a nonzero rate below
+ *     1e-6: the model's sums overflowed into "inf ms"), a string where a number goes, another adapter;
  *   - a missing file is WGF_ERR_IO (the caller then calibrates without a warning);
  *   - the cache path lies under $XDG_CACHE_HOME/wgfuse, else $HOME/.cache/wgfuse, is the
  *     same for the same adapter twice, and is created. */
@@ -118,6 +119,10 @@ int main(void)
     edited(&t, ctx, good, bad, "device", "dispatch_us_long", json_real(-1), "negative long-schedule cost refused",
            "dispatch_us_long");
     edited(&t, ctx, good, bad, "device", "gflops", json_real(0), "zero rate refused", "gflops");
+    /* numbers no device has, which overflowed the model's sums ("predicted inf ms, -nanx faster") */
+    edited(&t, ctx, good, bad, "device", "workgroup_us", json_real(1e308), "1e308 refused", "'workgroup_us' is 1e+308");
+    edited(&t, ctx, good, bad, "device", "chain_gflops", json_real(1e-300), "a rate of 1e-300 refused", "chain_gflops");
+    edited(&t, ctx, good, bad, "dispatch_us_by_mode", "one_pass", json_real(1e300), "1e300 per dispatch refused", "one_pass");
     edited(&t, ctx, good, bad, "dispatch_us_by_mode", "wait_each", json_real(-1), "negative cost refused", "wait_each");
     edited(&t, ctx, good, bad, "device", "dispatch_us", json_string("fast"), "string for a number refused",
            "dispatch_us");

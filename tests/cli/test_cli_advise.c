@@ -259,7 +259,12 @@ int main(void)
                 {"advise --calibrate --calibration x.json", "--calibrate with --calibration", "--calibration", 2},
                 {"advise --shape tiny --calibration /nonexistent/dev.json", "missing --calibration file",
                  "/nonexistent/dev.json", 1},
-                {"advise --shape tiny --plan roles", "--plan with advise", "--plan", 2}};
+                {"advise --shape tiny --plan roles", "--plan with advise", "--plan", 2},
+                /* a flag of the other form is refused, not ignored */
+                {"advise --sim cartpole --batch 8", "--batch with --sim", "--batch applies to --llm", 2},
+                {"advise --sim cartpole --weights Q8_0", "--weights with --sim", "--weights applies to --llm", 2},
+                {"advise --shape tiny --pop 64", "--pop with --shape", "--pop applies to --sim", 2},
+                {"advise --table --chunks 5", "--chunks with --table", "--chunks applies to --sim", 2}};
     for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
         snprintf(cmd, sizeof cmd, "'%s' --quiet %s", cli, errs[i].args);
         rc        = wgf_t_run(cmd, out, sizeof out);

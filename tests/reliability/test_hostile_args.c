@@ -2,7 +2,10 @@
  * II"): every comma-separated flag goes through one splitter (wgf_cli_split_list), so an
  * empty list, an empty item or a 17th item is a usage error (exit 2, one line naming the
  * flag) instead of an empty table with exit 0 or an item dropped unvalidated; sim eval /
- * sim train's evaluation populations are never refused with GA settings they do not use;
+ * sim train's evaluation populations (and ES populations) are never refused with GA settings
+ * they do not use; a flag of the other algorithm, --autotune without --strategy auto, or a sim
+ * trace --state that overflows the environment into nan rows, or an Acrobot angle too large to
+ * wrap (the step looped forever), is a usage error;
  * a policy file whose header names a workload it does not fit is refused (under ASan this
  * once read 8,000 bytes past the loaded parameters). */
 #include <stdio.h>
@@ -96,6 +99,26 @@ static void sim_flags(struct wgf_t *t)
     wgf_t_check(t, o.rc == 0 && access(p, F_OK) == 0, "sim train --pop 8 --eval-episodes 2: trains and saves", "rc %d: %s",
                 o.rc, o.se);
     expect(t, "sim train cartpole --pop 8 --elites 16", 2, "--elites 16 must be less than --pop 8");
+
+    /* ES with a population below the GA's default 16 elites: trains (was refused with "sim: GA
+     * settings: elites 16", settings ES does not use) */
+    snprintf(p, sizeof p, "%s/es.policy", dir);
+    snprintf(a, sizeof a, "sim train cartpole --algo es --pop 8 --gens 1 --eval-episodes 2 --target -1000000 --out '%s'", p);
+    run(&o, a);
+    wgf_t_check(t, o.rc == 0 && access(p, F_OK) == 0, "sim train --algo es --pop 8: trains and saves", "rc %d: %s", o.rc,
+                o.se);
+    /* one algorithm's settings given to the other, and --autotune without auto: refused, not ignored */
+    expect(t, "sim train cartpole --algo es --elites 3", 2, "--elites applies to --algo ga");
+    expect(t, "sim train cartpole --mut-sigma 0.5 --algo es", 2, "--mut-sigma applies to --algo ga");
+    expect(t, "sim train cartpole --lr 0.1", 2, "--lr applies to --algo es");
+    expect(t, "sim bench --strategy fused --autotune", 2, "--autotune applies to --strategy auto");
+    /* a --state that overflows the environment (CartPole's theta_dot^2): no nan rows */
+    expect(t, "sim trace cartpole --actions 0,1 --state 0,0,0,1e30", 2, "--state 0,0,0,1e30: the cartpole state is not finite");
+    wgf_t_check(t, stdout_bytes() == 0, "sim trace with an overflowing --state prints no CSV", "%ld bytes on stdout",
+                stdout_bytes());
+    expect(t, "sim trace acrobot --actions 0 --state 0,0,1e30,1e30", 2, "the acrobot state is not finite after step 1");
+    /* an angle whose wrap into [-pi, pi] never ended (x - 2 pi == x in float): refused, not a hang */
+    expect(t, "sim trace acrobot --actions 0 --state 0,1e9,0,0", 2, "acrobot's theta2 1e+09 is outside [-1000, 1000]");
 }
 
 int main(void)
